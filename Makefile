@@ -1,0 +1,91 @@
+# rtlab: PREEMPT_RT 6.12 patches, tools and the QEMU lab that tests them.
+# Start with "make demo" or "make check" as root on Debian 12; see README.md.
+
+TOP      := $(abspath .)
+BUILD    ?= $(TOP)/build
+export BUILD
+VARIANTS := rt rt-debug
+COMPONENTS := $(patsubst %/Makefile,%,$(wildcard lib/*/Makefile tools/*/Makefile)) tests/progs
+STAGE    := $(BUILD)/initramfs/stage
+LABCHECK := $(BUILD)/bin/labcheck
+CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
+
+.PHONY: all deps tree kernel $(addprefix kernel-,$(VARIANTS)) modules rtla tools \
+	initramfs check demo shell bench guest-test reboot-test checkpatch stress clean \
+	host-test
+
+all: tools kernel initramfs
+
+# --- packages -------------------------------------------------------------
+deps:
+	@vm/deps.sh
+
+# --- kernel ---------------------------------------------------------------
+tree: deps
+	@kernel/scripts/prepare-tree.sh
+
+# Kernel builds take both cores: never two at once (flock), even from
+# helpers running "make guest-test" in parallel.
+kernel: tree
+	@for v in $(VARIANTS); do flock $(BUILD)/.kernel.lock kernel/scripts/build-kernel.sh $$v || exit 1; done
+
+$(addprefix kernel-,$(VARIANTS)): kernel-%: tree
+	@flock $(BUILD)/.kernel.lock kernel/scripts/build-kernel.sh $*
+
+modules: kernel
+	@for v in $(VARIANTS); do kernel/scripts/build-modules.sh $$v || exit 1; done
+
+rtla: tree
+	@$(MAKE) -s -C $(BUILD)/linux/tools/tracing/rtla >/dev/null
+
+# --- user space -----------------------------------------------------------
+$(LABCHECK): vm/labcheck/labcheck.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LAB) -o $@ $<
+
+tools: $(LABCHECK)
+	@rm -rf $(STAGE); mkdir -p $(STAGE)
+	@for c in $(COMPONENTS); do \
+		$(MAKE) -s -C $$c || exit 1; \
+		$(MAKE) -s -C $$c install DESTDIR=$(STAGE) PREFIX=/usr/local >/dev/null || exit 1; \
+	done
+
+initramfs: tools modules rtla
+	@vm/mkinitramfs.sh
+
+# --- running --------------------------------------------------------------
+GUEST_TESTS = $(sort $(filter-out %/lib.sh,$(wildcard tests/guest/*)))
+BENCHES     = $(sort $(wildcard bench/*.sh))
+
+check: deps
+	@tests/check.sh
+
+host-test: tools
+	@tests/check.sh --host-only
+
+# make guest-test T=name [KERNEL=rt] [VERBOSE=1]
+guest-test: initramfs
+	@test -n "$(T)" || { echo "usage: make guest-test T=<name in tests/guest>"; exit 2; }
+	@vm/run-tests.sh --suite one $(addprefix tests/guest/,$(T))
+
+reboot-test: initramfs
+	@vm/reboot-test.sh $(or $(N),50)
+
+shell: initramfs
+	@vm/shell.sh
+
+demo: initramfs
+	@vm/demo.sh
+
+bench: initramfs
+	@bench/run.sh $(BENCHES)
+
+stress: initramfs
+	@STRESS=1 vm/run-tests.sh --suite stress $(wildcard tests/stress/*)
+
+checkpatch: tree
+	@kernel/scripts/checkpatch.sh
+
+clean:
+	rm -rf $(BUILD)/out $(BUILD)/initramfs $(BUILD)/run $(BUILD)/bin $(BUILD)/modules
+	@for c in $(COMPONENTS); do $(MAKE) -s -C $$c clean; done

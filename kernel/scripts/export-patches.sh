@@ -1,0 +1,15 @@
+#!/bin/bash
+# Export the commits of $BUILD/kdev (branch "series", over tag "pristine") as
+# kernel/patches/*.patch and rewrite kernel/patches/series to match.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kdev=${BUILD:-$top/build}/kdev
+dest=$top/kernel/patches
+rm -f "$dest"/[0-9][0-9][0-9][0-9]-*.patch
+git -C "$kdev" format-patch -q --no-signature --zero-commit -o "$dest" pristine..series
+{
+	echo "# rtlab kernel series, applied in order to Debian's linux-source-6.12."
+	echo "# See README.md in this directory for each seed's status."
+	(cd "$dest" && ls [0-9][0-9][0-9][0-9]-*.patch)
+} >"$dest/series"
+echo "export-patches: $(grep -c '\.patch$' "$dest/series") patches in kernel/patches"

@@ -1,0 +1,73 @@
+#!/bin/bash
+# make check: build everything, run every host test and every guest test,
+# the harness self-tests, a short reboot test and checkpatch, then print one
+# tally.  The last line is "N passed, N failed"; the exit status is non-zero
+# on any failure.  Each suite's TAP is kept in build/results/.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${BUILD:-$top/build}
+results=$build/results
+labcheck=$build/bin/labcheck
+host_only=0
+[ "${1:-}" = --host-only ] && host_only=1
+rm -rf "$results"
+mkdir -p "$results"
+
+stamp() { date +%s; }
+t_start=$(stamp)
+phase() { echo "== $* ($(( $(stamp) - t_start )) s)"; }
+
+# A suite that could not even start still counts, as one failure.
+fail_suite() { printf 'not ok 1 %s\n' "$2" >"$results/$1.tap"; }
+
+phase "build"
+if [ "$host_only" = 1 ]; then
+	make -s tools >"$results/build.log" 2>&1 || { tail -n 30 "$results/build.log"; fail_suite build "build: make tools failed"; }
+else
+	if ! make -s all >"$results/build.log" 2>&1; then
+		tail -n 40 "$results/build.log"
+		fail_suite build "build: make all failed (build/results/build.log)"
+		"$labcheck" tally "$results"/*.tap 2>/dev/null || echo "0 passed, 1 failed"
+		exit 1
+	fi
+	grep -E '^(prepare-tree|build-kernel|build-modules|mkinitramfs):' "$results/build.log" | sed 's/^/   /'
+fi
+
+phase "host tests"
+for t in tests/host/*.sh; do
+	[ -x "$t" ] || continue
+	n=host-$(basename "$t" .sh)
+	"$t" >"$results/$n.tap" 2>"$results/$n.err" || true
+	sed 's/^/   /' "$results/$n.tap" | grep -E '^   (not ok|ok|1\.\.)' | grep -v '^   ok' || true
+done
+for c in lib/*/ tools/*/; do
+	[ -f "$c/Makefile" ] || continue
+	n=host-$(basename "$c")
+	timeout 900 make -s -C "$c" check >"$results/$n.tap" 2>"$results/$n.err" ||
+		{ grep -q '^not ok' "$results/$n.tap" || echo "not ok - make -C $c check failed (build/results/$n.err)" >>"$results/$n.tap"; }
+done
+"$labcheck" tally "$results"/host-*.tap | sed 's/^/   /'
+
+if [ "$host_only" = 0 ]; then
+	phase "guest tests"
+	mapfile -t gt < <(ls tests/guest/* | grep -v '/lib\.sh$' | sort)
+	vm/run-tests.sh --suite guest "${gt[@]}" >"$results/guest.log" 2>&1
+	cat "$build"/run/guest/*/result.tap >"$results/guest.tap"
+	grep -E '^not ok' "$results/guest.tap" | sed 's/^/   /'
+
+	phase "harness self-tests"
+	tests/harness-selftest.sh >"$results/selftest.tap" 2>&1
+	grep -E '^not ok' "$results/selftest.tap" | sed 's/^/   /'
+
+	phase "reboot test"
+	vm/reboot-test.sh "${REBOOTS:-5}" >"$results/reboot.tap" 2>&1
+	tail -n 1 "$results/reboot.tap" | sed 's/^/   /'
+
+	phase "checkpatch"
+	kernel/scripts/checkpatch.sh >"$results/checkpatch.tap" 2>&1
+	grep -E '^not ok' "$results/checkpatch.tap" | sed 's/^/   /'
+fi
+
+phase "done"
+"$labcheck" tally "$results"/*.tap

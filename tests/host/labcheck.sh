@@ -1,0 +1,87 @@
+#!/bin/bash
+# Host unit tests of the console checker and TAP collector (vm/labcheck).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+fx=$top/tests/host/fixtures/labcheck
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# The tests run against an ASan+UBSan build of the same source.
+if [ -z "${LABCHECK:-}" ]; then
+	gcc -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -o "$tmp/labcheck" "$top/vm/labcheck/labcheck.c" || exit 1
+	lc=$tmp/labcheck
+else
+	lc=$LABCHECK
+fi
+n=0 failed=0
+t() {	# t DESCRIPTION COMMAND...: ok if the command succeeds
+	local d=$1; shift
+	n=$((n + 1))
+	if "$@" >/dev/null 2>&1; then echo "ok $n labcheck: $d"; else echo "not ok $n labcheck: $d"; failed=1; fi
+}
+has() { grep -qE -- "$2" "$1"; }
+hasnt() { ! grep -qE -- "$2" "$1"; }
+echo "TAP version 13"
+
+"$lc" guest --console "$fx/clean.log" --outdir "$fx/clean" --status "$tmp/st" a b >"$tmp/clean" 2>&1
+rc=$?
+t "clean boot exits 0" test $rc = 0
+t "clean boot: boot point passes with the INIT line" has "$tmp/clean" '^ok 1 boot: guest: INIT 6\.12\.118-rtlab preempt_rt=1'
+t "clean boot: test points relayed and renumbered" has "$tmp/clean" '^ok 3 a: second$'
+t "clean boot: TODO failure is not a failure" hasnt "$tmp/clean" '^not ok'
+t "clean boot: SKIP counted as skip" has "$tmp/clean" '^ok [0-9]+ b: z # SKIP no device'
+t "user-space WARNING: is not a kernel splat" hasnt "$tmp/clean" 'splat'
+t "clean boot: status says both ended" sh -c "grep -qx 'a ended' '$tmp/st' && grep -qx 'b ended' '$tmp/st'"
+t "clean boot: plan line covers all points" has "$tmp/clean" '^1\.\.6$'
+
+"$lc" guest --console "$fx/splat.log" --outdir "$fx/splat" a b >"$tmp/splat" 2>&1
+rc=$?
+t "splat run exits 1" test $rc = 1
+t "WARN attributed to test a" has "$tmp/splat" '^not ok [0-9]+ a: kernel splat while it ran \(1\): WARNING: CPU: 0'
+t "one WARN with its call trace counts once" hasnt "$tmp/splat" 'a: kernel splat while it ran \(2\)'
+t "splat printed with context up to its end marker" has "$tmp/splat" '^#   .*---\[ end trace'
+t "a WARN's message (between cut here and WARNING:) is shown" has "$tmp/splat" '^#   .*rtlab_warn: injected warning'
+t "text after the end marker is not part of the splat" hasnt "$tmp/splat" 'something after the splat'
+t "sleeping-in-atomic (pr_err level) attributed to test b" has "$tmp/splat" '^not ok [0-9]+ b: kernel splat while it ran \(1\): BUG: sleeping function'
+
+"$lc" guest --console "$fx/crash.log" --outdir "$fx/crash" --status "$tmp/st2" a b c >"$tmp/crash" 2>&1
+rc=$?
+t "crash run exits 1" test $rc = 1
+t "time-out (rc 137) reported" has "$tmp/crash" '^not ok [0-9]+ a: killed by its 60 s time-out'
+t "a timed-out test is reported once, not also for its missing points" hasnt "$tmp/crash" 'a: printed no test point'
+t "a test the guest died in is failed" has "$tmp/crash" '^not ok [0-9]+ b: did not finish'
+t "the panic is the splat of the test it happened in" has "$tmp/crash" '^not ok [0-9]+ b: kernel splat while it ran \(1\): Kernel panic'
+t "console tail shown" has "$tmp/crash" '^#   --- console tail ---'
+t "status: ended, crashed, notrun" sh -c "printf 'a ended\nb crashed\nc notrun\n' | cmp -s - '$tmp/st2'"
+
+"$lc" guest --console "$fx/noinit.log" --outdir "$tmp" --status "$tmp/st3" a >"$tmp/noinit" 2>&1
+t "a kernel that never reaches init fails the boot point" has "$tmp/noinit" '^not ok 1 boot: guest: the kernel never reached /init'
+t "... and its test is notrun" grep -qx 'a notrun' "$tmp/st3"
+
+"$lc" guest --console "$fx/short.log" --outdir "$fx/short" c d >"$tmp/short" 2>&1
+t "a plan not met fails the test" has "$tmp/short" '^not ok [0-9]+ c: planned 2 test points, ran 1'
+t "a test that asserts nothing fails" has "$tmp/short" '^not ok [0-9]+ d: printed no test point'
+
+"$lc" splats "$fx/splat.log" >"$tmp/sp" 2>"$tmp/sp.err"
+rc=$?
+t "splats: exit 1 and counts 2" sh -c "[ $rc = 1 ] && grep -q '2 kernel splats' '$tmp/sp.err'"
+"$lc" splats "$fx/clean.log" >/dev/null 2>&1
+t "splats: clean log exits 0" test $? = 0
+
+printf 'ok 1 a\nnot ok 2 b\nok 3 c # SKIP x\n' >"$tmp/t1"
+printf '1..2\nok 1 a\nok 2 b\n' >"$tmp/t2"
+"$lc" tally "$tmp/t1" "$tmp/t2" >"$tmp/tally"
+rc=$?
+t "tally: exit 1 on a failure" test $rc = 1
+t "tally: last line counts passed, failed, skipped" sh -c "tail -n 1 '$tmp/tally' | grep -qx '3 passed, 1 failed, 1 skipped'"
+printf '1..3\nok 1 a\n' >"$tmp/t3"
+"$lc" tally "$tmp/t3" >"$tmp/tally3"
+t "tally: a plan not met is a failure" sh -c "tail -n 1 '$tmp/tally3' | grep -qx '1 passed, 1 failed'"
+: >"$tmp/t4"
+"$lc" tally "$tmp/t4" >"$tmp/tally4"
+t "tally: a file without test points is a failure" sh -c "tail -n 1 '$tmp/tally4' | grep -qx '0 passed, 1 failed'"
+t "tally: missing file is a failure, not a crash" sh -c "'$lc' tally '$tmp/nonexistent'; [ \$? = 1 ]"
+t "unknown command exits 2" sh -c "'$lc' frobnicate; [ \$? = 2 ]"
+t "--help exits 0" "$lc" --help
+echo "1..$n"
+exit $failed

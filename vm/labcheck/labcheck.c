@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * labcheck - read what a guest boot left behind and turn it into TAP.
+ *
+ *   labcheck guest [--console LOG] [--outdir DIR] [--status FILE] [--label L] TEST...
+ *	One boot's verdict: a "boot" test point, then every test point of
+ *	every TEST (read from DIR/TEST/tap), renumbered and prefixed with the
+ *	test's name, plus a failing point for a test that timed out, died
+ *	with the guest, exited non-zero without saying why, printed no test
+ *	point at all, or ran while the kernel printed a splat.  --status
+ *	writes "TEST ended|crashed|notrun" lines for the harness, which boots
+ *	again after a crashed test.
+ *   labcheck splats LOG
+ *	Print every kernel splat in a console log with its context; exit 1
+ *	if there is one.
+ *   labcheck tally FILE...
+ *	Count the top-level TAP points of each file; the last line is
+ *	"N passed, N failed" (", N skipped" when some were); exit 1 on any
+ *	failure or on a file without a single test point.
+ *
+ * Kernel lines are recognised by their printk time stamp ("[    1.234567] "),
+ * which CONFIG_PRINTK_TIME adds, so that a test printing "WARNING:" on the
+ * console is not taken for a kernel warning.  The guest's init writes
+ * "rtlab: BEGIN <test>", "rtlab: END <test> rc=<n>", "rtlab: INIT ..." and
+ * "rtlab: DONE" to /dev/kmsg, so the markers are ordered with the splats.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define SPLAT_CONTEXT	40	/* lines of a splat kept after its first */
+#define TAIL_LINES	30	/* console lines shown for a test that died */
+
+/*
+ * What the kernel prints when something is wrong.  "sleeping function..." is
+ * printed at error level and lockdep at warning level, so a check on
+ * critical-level messages alone would miss them: match the text instead.
+ */
+static const char *const splat_patterns[] = {
+	"BUG:",
+	"WARNING:",
+	"Oops",
+	"Kernel panic - not syncing",
+	"kernel BUG at",
+	"general protection fault",
+	"invalid opcode:",
+	"UBSAN:",
+	"KASAN:",
+	"sleeping function called from invalid context",
+	"scheduling while atomic",
+	"Invalid wait context",
+	"possible recursive locking detected",
+	"possible circular locking dependency",
+	"inconsistent lock state",
+	"suspicious RCU usage",
+	"blocked for more than",
+	"rcu: INFO:",
+	"detected stall",
+	"Unable to handle kernel",
+	"Call Trace:",
+	NULL
+};
+
+struct line {
+	char *text;		/* the whole console line */
+	const char *kmsg;	/* the kernel message after the time stamp, or NULL */
+};
+
+struct console {
+	struct line *lines;
+	size_t n;
+};
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		perror("labcheck");
+		exit(2);
+	}
+	return p;
+}
+
+/* Find a printk time stamp "[ 123.456789]" and return what follows it. */
+static const char *kernel_text(const char *s)
+{
+	for (const char *p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
+		const char *q = p + 1;
+		bool digits = false;
+
+		while (*q == ' ')
+			q++;
+		while (isdigit((unsigned char)*q)) {
+			q++;
+			digits = true;
+		}
+		if (!digits || *q != '.')
+			continue;
+		q++;
+		if (!isdigit((unsigned char)*q))
+			continue;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (*q != ']')
+			continue;
+		q++;
+		if (*q == ' ')
+			q++;
+		/* printk caller id, e.g. "[    T1] ": skip it too */
+		if (q[0] == '[' && (q[1] == ' ' || q[1] == 'T' || q[1] == 'C')) {
+			const char *r = strchr(q, ']');
+
+			if (r)
+				q = r[1] == ' ' ? r + 2 : r + 1;
+		}
+		return q;
+	}
+	return NULL;
+}
+
+static int read_console(const char *path, struct console *c)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	c->lines = NULL;
+	c->n = 0;
+	if (!f)
+		return -errno;
+	while ((len = getline(&buf, &cap, f)) >= 0) {
+		/* a serial console ends lines with CR LF; guests also print NULs */
+		while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			buf[--len] = '\0';
+		for (ssize_t i = 0; i < len; i++)
+			if (buf[i] == '\0' || buf[i] == '\r')
+				buf[i] = ' ';
+		c->lines = xrealloc(c->lines, (c->n + 1) * sizeof(*c->lines));
+		c->lines[c->n].text = strdup(buf);
+		if (!c->lines[c->n].text) {
+			perror("labcheck");
+			exit(2);
+		}
+		c->lines[c->n].kmsg = kernel_text(c->lines[c->n].text);
+		c->n++;
+	}
+	free(buf);
+	fclose(f);
+	return 0;
+}
+
+static void free_console(struct console *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->lines[c->n - 1 - i].text);
+	free(c->lines);
+}
+
+static const char *splat_pattern(const struct line *l)
+{
+	if (!l->kmsg)
+		return NULL;
+	for (int i = 0; splat_patterns[i]; i++)
+		if (strstr(l->kmsg, splat_patterns[i]))
+			return splat_patterns[i];
+	return NULL;
+}
+
+/* The marker's argument if line @l is "rtlab: <what> <arg...>", else NULL. */
+static const char *marker(const struct line *l, const char *what)
+{
+	size_t n = strlen(what);
+	const char *k = l->kmsg;
+
+	if (!k || strncmp(k, "rtlab: ", 7) || strncmp(k + 7, what, n))
+		return NULL;
+	if (k[7 + n] != ' ' && k[7 + n] != '\0')
+		return NULL;
+	return k[7 + n] ? k + 8 + n : k + 7 + n;
+}
+
+/* Does the marker argument @arg name test @name (first word)? */
+static bool names(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return arg && !strncmp(arg, name, n) && (arg[n] == ' ' || arg[n] == '\0');
+}
+
+/*
+ * Print the splats found in console lines [from, to) as TAP diagnostics.
+ * Returns the number of splats; *first gets the first splat's line.
+ */
+static int report_splats(const struct console *c, size_t from, size_t to,
+			 const char **first, bool diag)
+{
+	int count = 0;
+
+	for (size_t i = from; i < to; i++) {
+		const char *pat = splat_pattern(&c->lines[i]);
+		size_t end;
+
+		if (!pat)
+			continue;
+		if (!count && first)
+			*first = c->lines[i].kmsg;
+		count++;
+		/* a WARN's own message stands between "cut here" and "WARNING:" */
+		for (size_t back = 1; back <= 3 && i >= from + back; back++) {
+			const char *k = c->lines[i - back].kmsg;
+
+			if (k && strstr(k, "[ cut here ]")) {
+				for (size_t j = i - back; j < i; j++)
+					printf("%s%s\n", diag ? "#   " : "", c->lines[j].text);
+				break;
+			}
+		}
+		/* the splat runs to its end marker, the next marker, or a limit */
+		end = i + 1;
+		while (end < to && end < i + 1 + SPLAT_CONTEXT) {
+			const char *k = c->lines[end].kmsg;
+
+			if (k && !strncmp(k, "rtlab: ", 7))
+				break;
+			end++;
+			if (k && strstr(k, "---[ end trace"))
+				break;
+		}
+		for (size_t j = i; j < end; j++)
+			printf("%s%s\n", diag ? "#   " : "", c->lines[j].text);
+		if (!diag)
+			printf("\n");
+		i = end - 1;
+	}
+	return count;
+}
+
+static void print_tail(const struct console *c, size_t upto)
+{
+	size_t from = upto > TAIL_LINES ? upto - TAIL_LINES : 0;
+
+	printf("#   --- console tail ---\n");
+	for (size_t i = from; i < upto; i++)
+		printf("#   %s\n", c->lines[i].text);
+}
+
+struct tap_counts {
+	int pass, fail, skip, points, planned;
+	bool bail;
+};
+
+/* Directive after " # " in a TAP line: SKIP or TODO (case-insensitive). */
+static bool has_directive(const char *s, const char *dir)
+{
+	const char *h = strstr(s, " # ");
+	size_t n = strlen(dir);
+
+	if (!h)
+		h = strstr(s, " #");
+	for (; h; h = strstr(h + 1, " #")) {
+		const char *d = h + 2;
+
+		while (*d == ' ')
+			d++;
+		if (!strncasecmp(d, dir, n))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Classify one TAP line.  Returns 'p'ass, 'f'ail, 's'kip, 'P'lan, 'B'ail out,
+ * or 0 for anything else (diagnostics, nested subtests, output).  *desc gets
+ * the description after the test number.
+ */
+static int tap_line(const char *s, const char **desc, int *plan)
+{
+	bool ok;
+	const char *p;
+
+	if (!strncmp(s, "Bail out!", 9))
+		return 'B';
+	if (!strncmp(s, "1..", 3) && isdigit((unsigned char)s[3])) {
+		*plan = atoi(s + 3);
+		return has_directive(s, "SKIP") && *plan == 0 ? 's' : 'P';
+	}
+	if (!strncmp(s, "ok", 2) && (s[2] == ' ' || s[2] == '\0')) {
+		ok = true;
+		p = s + 2;
+	} else if (!strncmp(s, "not ok", 6) && (s[6] == ' ' || s[6] == '\0')) {
+		ok = false;
+		p = s + 6;
+	} else {
+		return 0;
+	}
+	while (*p == ' ')
+		p++;
+	while (isdigit((unsigned char)*p))
+		p++;
+	while (*p == ' ' || *p == '-')
+		p++;
+	*desc = p;
+	if (has_directive(s, "SKIP"))
+		return 's';
+	if (!ok && has_directive(s, "TODO"))
+		return 's';
+	return ok ? 'p' : 'f';
+}
+
+static int next_point;
+
+static void emit(bool ok, const char *test, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void emit(bool ok, const char *test, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d %s: ", ok ? "ok" : "not ok", ++next_point, test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* Relay a test's own TAP file, renumbered; returns its counts. */
+static struct tap_counts relay_tap(const char *path, const char *test)
+{
+	struct tap_counts t = { 0 };
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	t.planned = -1;
+	if (!f)
+		return t;
+	while ((len = getline(&buf, &cap, f)) >= 0) {
+		const char *desc = "";
+		int plan = -1;
+		int kind;
+
+		while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			buf[--len] = '\0';
+		kind = tap_line(buf, &desc, &plan);
+		switch (kind) {
+		case 'p':
+		case 'f':
+			t.points++;
+			if (kind == 'p')
+				t.pass++;
+			else
+				t.fail++;
+			emit(kind == 'p', test, "%s", desc);
+			break;
+		case 's':
+			if (plan == 0) {
+				t.planned = 0;
+				emit(true, test, "whole test # SKIP %s",
+				     strstr(buf, "SKIP") ? strstr(buf, "SKIP") + 4 : "");
+			} else {
+				emit(true, test, "%s", desc);
+			}
+			t.points++;
+			t.skip++;
+			break;
+		case 'P':
+			t.planned = plan;
+			break;
+		case 'B':
+			t.bail = true;
+			emit(false, test, "%s", buf);
+			t.fail++;
+			break;
+		default:
+			if (buf[0] == '#')
+				printf("#   %s\n", buf + 1 + (buf[1] == ' '));
+			break;
+		}
+	}
+	free(buf);
+	fclose(f);
+	return t;
+}
+
+static int cmd_guest(int argc, char **argv)
+{
+	const char *console = NULL, *outdir = ".", *status = NULL, *label = "guest";
+	struct console c = { 0 };
+	FILE *st = NULL;
+	size_t init_line = (size_t)-1, first_begin;
+	int i, failed = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--console") && i + 1 < argc)
+			console = argv[++i];
+		else if (!strcmp(argv[i], "--outdir") && i + 1 < argc)
+			outdir = argv[++i];
+		else if (!strcmp(argv[i], "--status") && i + 1 < argc)
+			status = argv[++i];
+		else if (!strcmp(argv[i], "--label") && i + 1 < argc)
+			label = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1] == '-')
+			return fprintf(stderr, "labcheck: unknown option %s\n", argv[i]), 2;
+		else
+			break;
+	}
+	if (!console)
+		return fprintf(stderr, "labcheck: guest needs --console LOG\n"), 2;
+	if (read_console(console, &c))
+		return fprintf(stderr, "labcheck: %s: %s\n", console, strerror(errno)), 2;
+	if (status) {
+		st = fopen(status, "w");
+		if (!st)
+			return fprintf(stderr, "labcheck: %s: %s\n", status, strerror(errno)), 2;
+	}
+
+	for (size_t l = 0; l < c.n; l++)
+		if (marker(&c.lines[l], "INIT")) {
+			init_line = l;
+			break;
+		}
+	first_begin = c.n;
+	for (size_t l = 0; l < c.n; l++)
+		if (marker(&c.lines[l], "BEGIN")) {
+			first_begin = l;
+			break;
+		}
+
+	/* The boot itself: reached init, and no splat before the first test. */
+	if (init_line == (size_t)-1) {
+		emit(false, "boot", "%s: the kernel never reached /init", label);
+		print_tail(&c, c.n);
+		failed++;
+	} else {
+		const char *first = NULL;
+		int n = report_splats(&c, 0, first_begin, &first, true);
+
+		if (n)
+			failed++;
+		emit(!n, "boot", "%s: %s%s%s", label, c.lines[init_line].kmsg + 7,
+		     n ? "; kernel splat during boot: " : "", n ? first : "");
+	}
+
+	for (; i < argc; i++) {
+		const char *test = argv[i];
+		size_t begin = c.n, end = c.n, stop;
+		int rc = -1, timeout = 0;
+		const char *state;
+		char path[4096];
+		struct tap_counts t;
+		const char *first = NULL;
+		int splats;
+
+		for (size_t l = 0; l < c.n; l++) {
+			const char *a = marker(&c.lines[l], "BEGIN");
+
+			if (names(a, test) && begin == c.n) {
+				begin = l;
+				if (strstr(a, "timeout="))
+					timeout = atoi(strstr(a, "timeout=") + 8);
+			}
+			a = marker(&c.lines[l], "END");
+			if (begin != c.n && names(a, test)) {
+				end = l;
+				if (strstr(a, "rc="))
+					rc = atoi(strstr(a, "rc=") + 3);
+				break;
+			}
+		}
+		if (begin == c.n) {
+			state = "notrun";
+			if (st)
+				fprintf(st, "%s %s\n", test, state);
+			/* the harness boots again for it; only say so when nothing came */
+			continue;
+		}
+		state = end == c.n ? "crashed" : "ended";
+		if (st)
+			fprintf(st, "%s %s\n", test, state);
+
+		snprintf(path, sizeof(path), "%s/%s/tap", outdir, test);
+		t = relay_tap(path, test);
+		if (!t.points && t.planned < 0) {
+			snprintf(path, sizeof(path), "%s/%s/tap.partial", outdir, test);
+			t = relay_tap(path, test);
+		}
+		failed += t.fail;
+
+		stop = end;
+		if (end == c.n) {
+			/* the guest died or hung in this test: find where it ended */
+			stop = c.n;
+			for (size_t l = begin + 1; l < c.n; l++)
+				if (marker(&c.lines[l], "BEGIN")) {
+					stop = l;
+					break;
+				}
+		}
+		splats = report_splats(&c, begin, stop, &first, true);
+		if (splats) {
+			emit(false, test, "kernel splat while it ran (%d): %s", splats, first);
+			failed++;
+		}
+		if (end == c.n) {
+			emit(false, test, "did not finish: the guest died or hung");
+			print_tail(&c, stop);
+			failed++;
+		} else if (rc == 137 && timeout) {
+			emit(false, test, "killed by its %d s time-out", timeout);
+			failed++;
+		} else if (rc != 0 && !t.fail) {
+			emit(false, test, "exit status %d without a failing test point", rc);
+			failed++;
+		} else if (rc == 0 && t.fail) {
+			emit(false, test, "exit status 0 although %d test points failed", t.fail);
+			failed++;
+		} else if (!t.points && t.planned != 0) {
+			emit(false, test, "printed no test point: a test must assert something");
+			failed++;
+		} else if (t.planned > 0 && t.planned != t.points) {
+			emit(false, test, "planned %d test points, ran %d", t.planned, t.points);
+			failed++;
+		}
+	}
+	printf("1..%d\n", next_point);
+	if (st)
+		fclose(st);
+	free_console(&c);
+	return failed ? 1 : 0;
+}
+
+static int cmd_splats(int argc, char **argv)
+{
+	struct console c;
+	int n;
+
+	if (argc != 1)
+		return fprintf(stderr, "labcheck: splats takes one console log\n"), 2;
+	if (read_console(argv[0], &c))
+		return fprintf(stderr, "labcheck: %s: %s\n", argv[0], strerror(errno)), 2;
+	n = report_splats(&c, 0, c.n, NULL, false);
+	if (n)
+		fprintf(stderr, "labcheck: %s: %d kernel splat%s\n", argv[0], n, n > 1 ? "s" : "");
+	free_console(&c);
+	return n ? 1 : 0;
+}
+
+static int cmd_tally(int argc, char **argv)
+{
+	int pass = 0, fail = 0, skip = 0, empty = 0;
+
+	if (argc < 1)
+		return fprintf(stderr, "labcheck: tally needs TAP files\n"), 2;
+	for (int i = 0; i < argc; i++) {
+		FILE *f = fopen(argv[i], "r");
+		char *buf = NULL;
+		size_t cap = 0;
+		ssize_t len;
+		int p = 0, fl = 0, s = 0, plan = -1, whole_skip = 0;
+
+		if (!f) {
+			fprintf(stderr, "labcheck: %s: %s\n", argv[i], strerror(errno));
+			fail++;
+			continue;
+		}
+		while ((len = getline(&buf, &cap, f)) >= 0) {
+			const char *desc;
+			int pl = -1;
+
+			while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+				buf[--len] = '\0';
+			switch (tap_line(buf, &desc, &pl)) {
+			case 'p':
+				p++;
+				break;
+			case 'f':
+			case 'B':
+				fl++;
+				break;
+			case 's':
+				if (pl == 0)
+					whole_skip = 1;
+				else
+					s++;
+				break;
+			case 'P':
+				plan = pl;
+				break;
+			}
+		}
+		free(buf);
+		fclose(f);
+		if (!p && !fl && !s && !whole_skip) {
+			printf("%s: no test point\n", argv[i]);
+			empty++;
+			fl++;
+		} else if (plan >= 0 && plan != p + fl + s) {
+			printf("%s: planned %d, ran %d\n", argv[i], plan, p + fl + s);
+			fl++;
+		} else {
+			printf("%s: %d passed, %d failed%s\n", argv[i], p, fl, s ? ", skipped some" : "");
+		}
+		pass += p;
+		fail += fl;
+		skip += s + whole_skip;
+	}
+	if (skip)
+		printf("%d passed, %d failed, %d skipped\n", pass, fail, skip);
+	else
+		printf("%d passed, %d failed\n", pass, fail);
+	(void)empty;
+	return fail ? 1 : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: labcheck guest --console LOG [--outdir DIR] [--status FILE] [--label L] TEST...\n"
+		"       labcheck splats LOG\n"
+		"       labcheck tally TAPFILE...\n"
+		"\n"
+		"guest   turn one boot's console log and per-test TAP files into TAP,\n"
+		"        failing tests that timed out, crashed the guest, printed no\n"
+		"        test point or ran while the kernel printed a splat\n"
+		"splats  print every kernel splat of a console log (exit 1 if any)\n"
+		"tally   count TAP files; the last line is \"N passed, N failed\"\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "guest"))
+		return cmd_guest(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "splats"))
+		return cmd_splats(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "tally"))
+		return cmd_tally(argc - 2, argv + 2);
+	fprintf(stderr, "labcheck: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

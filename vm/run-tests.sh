@@ -1,0 +1,191 @@
+#!/bin/bash
+# Run guest tests (or benchmarks) in QEMU and collect TAP on the host.
+#
+#   vm/run-tests.sh [--suite NAME] [--dir tests|bench|selftest] [--kernel V]
+#                   [--verbose] [--env NAME=VALUE]... TESTFILE...
+#
+# Each test file may carry a header line
+#   # rtlab: kernel=rt-debug cpus=2 mem=512 timeout=120 nics=e1000e,e1000 tpm=no
+# Tests that ask for the same machine share a boot, in the order given.
+# When a test hangs or kills the guest, the harness reports it failed (with
+# the console tail) and boots again for the tests after it.  The TAP of
+# every boot is written to build/run/<suite>/<machine>-<n>/result.tap and
+# printed; the exit status is 1 if anything failed.
+#
+# Environment: ACCEL=tcg|kvm (default tcg), BOOT_TIMEOUT (s, default 60),
+# KERNEL (force a variant), VERBOSE=1 (console on stdout as well).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+labcheck=$build/bin/labcheck
+suite=guest dir=tests verbose=${VERBOSE:-0} force_kernel=${KERNEL:-} envs=""
+accel=${ACCEL:-tcg}
+boot_timeout=${BOOT_TIMEOUT:-60}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--suite) suite=$2; shift 2 ;;
+	--dir) dir=$2; shift 2 ;;
+	--kernel) force_kernel=$2; shift 2 ;;
+	--verbose) verbose=1; shift ;;
+	--env) envs+=" rtlab.env.$2"; shift 2 ;;
+	--) shift; break ;;
+	-*) echo "run-tests: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "run-tests: no test given" >&2; exit 2; }
+[ -x "$labcheck" ] || { echo "run-tests: $labcheck not built (make tools)" >&2; exit 2; }
+
+# header VALUE lookup: hdr FILE KEY DEFAULT
+hdr() {
+	local v
+	v=$(grep -m1 '^# rtlab:' "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p")
+	echo "${v:-$3}"
+}
+
+machine_of() {
+	local f=$1 k
+	k=${force_kernel:-$(hdr "$f" kernel "$([ "$dir" = bench ] && echo rt || echo rt-debug)")}
+	echo "$k c$(hdr "$f" cpus 2) m$(hdr "$f" mem 512) n$(hdr "$f" nics none) t$(hdr "$f" tpm no)"
+}
+
+# Group the tests by machine, keeping the order of first appearance.
+declare -A group_tests
+order=()
+for f in "$@"; do
+	[ -f "$f" ] || { echo "run-tests: $f: no such test" >&2; exit 2; }
+	m=$(machine_of "$f")
+	[ -n "${group_tests[$m]+x}" ] || order+=("$m")
+	group_tests[$m]="${group_tests[$m]:-} $f"
+done
+
+rundir=$build/run/$suite
+rm -rf "$rundir"
+mkdir -p "$rundir"
+overall=0
+
+start_swtpm() {
+	local d=$1
+	command -v swtpm >/dev/null || { echo "run-tests: swtpm missing (make deps)" >&2; return 1; }
+	mkdir -p "$d/tpm"
+	swtpm socket --tpm2 --tpmstate dir="$d/tpm" --ctrl type=unixio,path="$d/tpm/sock" \
+		--flags startup-clear --daemon --pid file="$d/tpm/pid" --log file="$d/tpm/log" || return 1
+	for _ in $(seq 50); do [ -S "$d/tpm/sock" ] && return 0; sleep 0.1; done
+	echo "run-tests: swtpm did not start" >&2
+	return 1
+}
+
+stop_swtpm() {
+	local d=$1
+	[ -f "$d/tpm/pid" ] && kill "$(cat "$d/tpm/pid")" 2>/dev/null
+	rm -f "$d/tpm/pid"
+}
+
+# boot DIR KERNEL CPUS MEM NICS TPM TESTS...: one QEMU run of the given tests
+boot() {
+	local d=$1 kernel=$2 cpus=$3 mem=$4 nics=$5 tpm=$6; shift 6
+	local names=() timeouts=() total=0 f t
+	for f in "$@"; do
+		names+=("$(basename "$f")")
+		t=$(hdr "$f" timeout 120)
+		timeouts+=("$t")
+		total=$((total + t))
+	done
+	local bz=$build/out/$kernel/arch/x86/boot/bzImage
+	local initrd=$build/initramfs/$kernel.cpio
+	[ -f "$bz" ] || { echo "run-tests: $bz missing (make kernel)" >&2; return 2; }
+	[ -f "$initrd" ] || { echo "run-tests: $initrd missing (make initramfs)" >&2; return 2; }
+	mkdir -p "$d/out"
+	local run=$(IFS=,; echo "${names[*]}") tos=$(IFS=,; echo "${timeouts[*]}")
+	local append="console=ttyS0,115200 panic=-1 softlockup_panic=0 rtlab.mode=test"
+	append+=" rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos rtlab.kernel=$kernel rtlab.accel=$accel$envs"
+	[ "$accel" = kvm ] || append+=" tsc=reliable"
+	local q=(qemu-system-x86_64 -machine pc -m "$mem" -smp "$cpus" -no-reboot
+		-display none -monitor none -kernel "$bz" -initrd "$initrd" -append "$append"
+		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
+		-nic none)
+	if [ "$accel" = kvm ]; then
+		q+=(-accel kvm -cpu host)
+	else
+		q+=(-accel tcg,thread=multi -cpu max)
+	fi
+	local i=0 nic
+	if [ "$nics" != none ]; then
+		for nic in ${nics//,/ }; do
+			q+=(-netdev "hubport,id=hp$i,hubid=0" -device "$nic,netdev=hp$i,mac=52:54:00:12:34:$((10 + i))")
+			i=$((i + 1))
+		done
+	fi
+	if [ "$tpm" = yes ]; then
+		start_swtpm "$d" || return 2
+		q+=(-chardev "socket,id=chrtpm,path=$d/tpm/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
+			-device tpm-tis,tpmdev=tpm0)
+	fi
+	if [ "$verbose" = 1 ]; then
+		q+=(-chardev "stdio,id=con,logfile=$d/console.log,signal=off" -serial chardev:con)
+	else
+		q+=(-serial "file:$d/console.log")
+	fi
+	printf '%q ' "${q[@]}" >"$d/qemu.cmd"
+	local limit=$((boot_timeout + total + 10)) t0 t1 rc
+	t0=$(date +%s.%N)
+	timeout -k 5 "$limit" "${q[@]}" </dev/null >"$d/qemu.log" 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	[ "$tpm" = yes ] && stop_swtpm "$d"
+	echo "$rc" >"$d/qemu.rc"
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$d/wall"
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "run-tests: QEMU killed after $limit s (guest hung)" >>"$d/qemu.log"
+	elif [ "$rc" != 0 ]; then
+		echo "run-tests: QEMU exited with $rc:" >&2
+		tail -n 5 "$d/qemu.log" >&2
+	fi
+	return 0
+}
+
+for m in "${order[@]}"; do
+	read -r kernel c mm n tp <<<"$m"
+	cpus=${c#c} mem=${mm#m} nics=${n#n} tpm=${tp#t}
+	read -ra remaining <<<"${group_tests[$m]}"
+	mname=$kernel-c$cpus-m$mem${nics/#none/}-t$tpm
+	mname=${mname//,/+}
+	nboot=0
+	while [ ${#remaining[@]} -gt 0 ]; do
+		nboot=$((nboot + 1))
+		d=$rundir/$mname-$nboot
+		mkdir -p "$d"
+		boot "$d" "$kernel" "$cpus" "$mem" "$nics" "$tpm" "${remaining[@]}" || { overall=1; break; }
+		names=()
+		for f in "${remaining[@]}"; do names+=("$(basename "$f")"); done
+		"$labcheck" guest --console "$d/console.log" --outdir "$d/out" \
+			--status "$d/status" --label "$kernel cpus=$cpus ${accel} wall=$(cat "$d/wall")s" \
+			"${names[@]}" >"$d/result.tap"
+		[ $? = 0 ] || overall=1
+		cat "$d/result.tap"
+		# Continue after the last test that ended or crashed; stop if the
+		# boot made no progress at all.
+		next=()
+		progress=0
+		idx=0
+		while read -r name state; do
+			case "$state" in
+			ended|crashed) progress=$((idx + 1)) ;;
+			esac
+			idx=$((idx + 1))
+		done <"$d/status"
+		if [ "$progress" = 0 ]; then
+			{
+				for f in "${remaining[@]}"; do
+					echo "not ok - $(basename "$f"): not run: the guest did not reach the test (see $d/console.log)"
+				done
+			} | tee -a "$d/result.tap"
+			overall=1
+			break
+		fi
+		remaining=("${remaining[@]:$progress}")
+	done
+done
+exit $overall
