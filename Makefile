@@ -6,7 +6,6 @@ BUILD    ?= $(TOP)/build
 export BUILD
 VARIANTS := rt rt-debug
 COMPONENTS := $(patsubst %/Makefile,%,$(wildcard lib/*/Makefile tools/*/Makefile)) tests/progs
-STAGE    := $(BUILD)/initramfs/stage
 LABCHECK := $(BUILD)/bin/labcheck
 CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
 
@@ -21,11 +20,13 @@ deps:
 	@vm/deps.sh
 
 # --- kernel ---------------------------------------------------------------
+# The tree and the kernel builds share one lock: two make runs at once
+# (a developer's and a helper's) must never rebuild the tree under a
+# running build, nor run two kernel builds on two cores.
 tree: deps
-	@kernel/scripts/prepare-tree.sh
+	@mkdir -p $(BUILD)
+	@flock $(BUILD)/.kernel.lock kernel/scripts/prepare-tree.sh
 
-# Kernel builds take both cores: never two at once (flock), even from
-# helpers running "make guest-test" in parallel.
 kernel: tree
 	@for v in $(VARIANTS); do flock $(BUILD)/.kernel.lock kernel/scripts/build-kernel.sh $$v || exit 1; done
 
@@ -33,10 +34,10 @@ $(addprefix kernel-,$(VARIANTS)): kernel-%: tree
 	@flock $(BUILD)/.kernel.lock kernel/scripts/build-kernel.sh $*
 
 modules: kernel
-	@for v in $(VARIANTS); do kernel/scripts/build-modules.sh $$v || exit 1; done
+	@for v in $(VARIANTS); do flock $(BUILD)/.kernel.lock kernel/scripts/build-modules.sh $$v || exit 1; done
 
 rtla: tree
-	@$(MAKE) -s -C $(BUILD)/linux/tools/tracing/rtla >/dev/null
+	@flock $(BUILD)/.kernel.lock $(MAKE) -s -C $(BUILD)/linux/tools/tracing/rtla >/dev/null
 
 # --- user space -----------------------------------------------------------
 $(LABCHECK): vm/labcheck/labcheck.c
@@ -44,14 +45,11 @@ $(LABCHECK): vm/labcheck/labcheck.c
 	$(CC) $(CFLAGS_LAB) -o $@ $<
 
 tools: $(LABCHECK)
-	@rm -rf $(STAGE); mkdir -p $(STAGE)
-	@for c in $(COMPONENTS); do \
-		$(MAKE) -s -C $$c || exit 1; \
-		$(MAKE) -s -C $$c install DESTDIR=$(STAGE) PREFIX=/usr/local >/dev/null || exit 1; \
-	done
+	@mkdir -p $(BUILD)
+	@flock $(BUILD)/.stage.lock vm/stage-tools.sh $(COMPONENTS)
 
 initramfs: tools modules rtla
-	@vm/mkinitramfs.sh
+	@flock $(BUILD)/.stage.lock vm/mkinitramfs.sh
 
 # --- running --------------------------------------------------------------
 GUEST_TESTS = $(sort $(filter-out %/lib.sh,$(wildcard tests/guest/*)))

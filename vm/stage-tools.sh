@@ -1,0 +1,18 @@
+#!/bin/bash
+# Build every user-space component and install it into the initramfs staging
+# directory ($BUILD/initramfs/stage), in a fresh directory that replaces the
+# old one only when everything built.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+stage=$build/initramfs/stage
+mkdir -p "$build/initramfs"
+rm -rf "$stage.new"
+mkdir -p "$stage.new"
+for c in "$@"; do
+	make -s -C "$top/$c" || { echo "stage-tools: building $c failed" >&2; exit 1; }
+	make -s -C "$top/$c" install DESTDIR="$stage.new" PREFIX=/usr/local >/dev/null ||
+		{ echo "stage-tools: installing $c failed" >&2; exit 1; }
+done
+rm -rf "$stage"
+mv "$stage.new" "$stage"
