@@ -10,7 +10,7 @@ LABCHECK := $(BUILD)/bin/labcheck
 CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
 
 .PHONY: all deps tree kernel $(addprefix kernel-,$(VARIANTS)) modules rtla tools \
-	initramfs check demo shell bench guest-test reboot-test checkpatch stress clean \
+	initramfs check demo shell bench guest-test reboot-test checkpatch stress clean cocci-report \
 	host-test
 
 all: tools kernel initramfs
@@ -79,10 +79,15 @@ bench: initramfs
 	@bench/run.sh $(BENCHES)
 
 stress: initramfs
-	@STRESS=1 vm/run-tests.sh --suite stress $(wildcard tests/stress/*)
+	@vm/run-tests.sh --suite stress --dir stress $(sort $(wildcard tests/stress/*))
 
 checkpatch: tree
 	@kernel/scripts/checkpatch.sh
+
+# make cocci-report [DIR=drivers/pinctrl]: the PREEMPT_RT context checkers
+# over the lab's tree (or one directory of it)
+cocci-report: tree
+	@flock $(BUILD)/.kernel.lock cocci/run.sh --tree $(BUILD)/linux --out $(BUILD)/cocci-report -j 2 $(DIR)
 
 clean:
 	rm -rf $(BUILD)/out $(BUILD)/initramfs $(BUILD)/run $(BUILD)/bin $(BUILD)/modules

@@ -41,7 +41,7 @@ for t in tests/host/*.sh; do
 	"$t" >"$results/$n.tap" 2>"$results/$n.err" || true
 	sed 's/^/   /' "$results/$n.tap" | grep -E '^   (not ok|ok|1\.\.)' | grep -v '^   ok' || true
 done
-for c in lib/*/ tools/*/; do
+for c in lib/*/ tools/*/ cocci/; do
 	[ -f "$c/Makefile" ] || continue
 	n=host-$(basename "$c")
 	timeout 900 make -s -C "$c" check >"$results/$n.tap" 2>"$results/$n.err" ||

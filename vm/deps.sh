@@ -4,7 +4,7 @@
 # the missing ones are named and the run fails.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-want=$(for f in "$top/deps" "$top"/lib/*/deps "$top"/tools/*/deps; do
+want=$(for f in "$top/deps" "$top"/lib/*/deps "$top"/tools/*/deps "$top"/cocci/deps; do
 	if [ -f "$f" ]; then sed 's/#.*//' "$f"; fi
 done | tr -s ' \t' '\n' | grep -v '^$' | sort -u)
 missing=()

@@ -88,7 +88,10 @@ install -m 0644 "$top/tests/guest/lib.sh" "$r/rtlab/lib.sh"
 for t in "$top"/tests/guest/*; do
 	[ -f "$t" ] && [ -x "$t" ] && install -m 0755 "$t" "$r/rtlab/tests/"
 done
-mkdir -p "$r/rtlab/configs" "$r/rtlab/selftest" "$r/rtlab/reboot"
+mkdir -p "$r/rtlab/configs" "$r/rtlab/selftest" "$r/rtlab/reboot" "$r/rtlab/stress"
+for t in "$top"/tests/stress/*; do
+	[ -f "$t" ] && [ -x "$t" ] && install -m 0755 "$t" "$r/rtlab/stress/"
+done
 install -m 0755 "$top"/vm/reboot/* "$r/rtlab/reboot/"
 cp "$top"/kernel/configs/*.config "$r/rtlab/configs/"
 for t in "$top"/vm/selftest/*; do

@@ -14,7 +14,8 @@ build=${BUILD:-$top/build}
 variant=${1:?usage: build-kernel.sh rt|rt-debug}
 tree=$build/linux
 out=$build/out/$variant
-frags=("$top/kernel/configs/base.config" "$top/kernel/configs/$variant.config")
+# FRAGMENT: build another variant's config into this variant's directory
+frags=("$top/kernel/configs/base.config" "$top/kernel/configs/${FRAGMENT:-$variant}.config")
 
 die() { echo "build-kernel: $*" >&2; exit 1; }
 

@@ -1,0 +1,100 @@
+#!/bin/bash
+# cocci/run.sh: run rtlab's PREEMPT_RT context-violation semantic patches
+# over a kernel tree and write a sorted report (text + JSON).
+#
+#   cocci/run.sh [--tree TREE] [--out DIR] [-j JOBS] [--chunk N] [SUBDIR...]
+#
+# TREE defaults to build/linux; SUBDIRs (relative to TREE, default: the
+# whole tree) limit the scan.  Files are prefiltered with grep: a file is
+# given to a semantic patch only if it contains both a sleeping-lock token
+# and one of the tokens that semantic patch needs.  Output in DIR (default
+# build/cocci-report): report.txt, report.json, raw/ (per-chunk spatch
+# output and errors).  Exit status: 0 on success (findings are not an
+# error), 1 if spatch failed on some chunk, 2 on bad usage.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+tree=$top/build/linux
+out=$top/build/cocci-report
+jobs=2
+chunk=25
+timeout=120
+dirs=()
+
+usage() {
+	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tree) tree=${2:?}; shift 2 ;;
+	--out) out=${2:?}; shift 2 ;;
+	-j) jobs=${2:?}; shift 2 ;;
+	--chunk) chunk=${2:?}; shift 2 ;;
+	--timeout) timeout=${2:?}; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+	*) dirs+=("$1"); shift ;;
+	esac
+done
+[ ${#dirs[@]} -eq 0 ] && dirs=(.)
+
+command -v spatch >/dev/null || { echo "run.sh: spatch not found (apt-get install coccinelle)" >&2; exit 2; }
+[ -d "$tree" ] || { echo "run.sh: $tree: no such kernel tree" >&2; exit 2; }
+tree=$(cd "$tree" && pwd)
+for d in "${dirs[@]}"; do
+	[ -e "$tree/$d" ] || { echo "run.sh: $tree/$d: no such directory" >&2; exit 2; }
+done
+case $jobs in ''|*[!0-9]*|0) echo "run.sh: -j needs a positive number" >&2; exit 2 ;; esac
+
+rm -rf "$out"
+mkdir -p "$out/raw"
+out=$(cd "$out" && pwd)
+t0=$(date +%s)
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+# --- prefilter ---------------------------------------------------------
+sleeping='\b(spin_lock|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_lock_nested|spin_lock_irqsave_nested|spin_lock_nest_lock|spin_trylock|spin_trylock_irq|spin_trylock_irqsave|spin_trylock_bh|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|read_trylock|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|write_lock_nested|write_trylock|write_trylock_irqsave|local_lock|local_lock_irq|local_lock_irqsave|local_lock_nested_bh) *\(|guard\((spinlock|read_lock|write_lock)'
+need_atomic='\b(local_irq_disable|local_irq_save|raw_local_irq_disable|raw_local_irq_save|preempt_disable|preempt_disable_notrace|get_cpu|get_cpu_var|get_cpu_ptr|raw_spin_lock[a-z_]*) *\(|guard\((irq|irqsave|preempt|preempt_notrace|raw_spinlock[a-z_]*)\)'
+need_hardirq='\bstruct +irq_chip\b|\birq_set_chained_handler|\birq_set_handler|\birq_set_chip_and_handler|\birq_domain_set_info|\bparent_handler\b|\bIRQF_(NO_THREAD|TIMER|PERCPU|ONESHOT)\b|\brequest_percpu_irq|\brequest_(percpu_)?nmi\b|\bHRTIMER_MODE_[A-Z_]*HARD\b|\bclock_event_device\b|\bsmp_call_function|\bon_each_cpu|\bINIT_CSD\b|\bCSD_INIT\b|\bstop_machine|\bIRQ_WORK_INIT_HARD\b'
+
+cd "$tree"
+# Kernel C sources only: user-space tools and scripts are not kernel code.
+grep -rlE --include='*.c' --include='*.h' \
+	--exclude-dir=tools --exclude-dir=scripts --exclude-dir=Documentation \
+	--exclude-dir=.git "$sleeping" "${dirs[@]}" 2>/dev/null | sed 's|^\./||' | sort -u >"$out/raw/cand.lock"
+scanned=$(find "${dirs[@]}" \( -name tools -o -name scripts -o -name Documentation -o -name .git \) -prune -o \
+	-type f \( -name '*.c' -o -name '*.h' \) -print 2>/dev/null | wc -l)
+
+declare -A need=([sleeping_lock_atomic]=$need_atomic [sleeping_lock_hardirq]=$need_hardirq)
+status=0
+for sp in sleeping_lock_atomic sleeping_lock_hardirq; do
+	tr '\n' '\0' <"$out/raw/cand.lock" | xargs -0 -r grep -lE "${need[$sp]}" 2>/dev/null | sort >"$out/raw/$sp.files"
+	rm -f "$out/raw/$sp".chunk.*
+	split -l "$chunk" -d -a 5 "$out/raw/$sp.files" "$out/raw/$sp.chunk."
+	# one group per file, so each file is processed on its own
+	ls "$out/raw/$sp".chunk.* 2>/dev/null | grep -v '\.\(out\|err\|rc\)$' |
+		xargs -r -P "$jobs" -I{} sh -c '
+			sed G "$1" >"$1.groups"
+			spatch --very-quiet --no-show-diff --sp-file "$2" -D report \
+				--no-includes --include-headers --timeout "$3" \
+				--file-groups "$1.groups" >"$1.out" 2>"$1.err"
+			echo $? >"$1.rc"' _ {} "$here/$sp.cocci" "$timeout"
+	for rc in "$out/raw/$sp".chunk.*.rc; do
+		[ -e "$rc" ] || continue
+		[ "$(cat "$rc")" = 0 ] || { echo "run.sh: spatch failed on $(basename "${rc%.rc}") (see ${rc%.rc}.err)" >&2; status=1; }
+	done
+	cat "$out/raw/$sp".chunk.*.out 2>/dev/null >"$out/raw/$sp.out"
+done
+t1=$(date +%s)
+
+# kernel version from the top Makefile (no make run: the tree may be partial)
+version=$(awk -F' *= *' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+	$1 == "SUBLEVEL" { s = $2 } END { if (v != "") printf "%s.%s.%s\n", v, p, s }' "$tree/Makefile" 2>/dev/null)
+[ -n "$version" ] || version=unknown
+python3 "$here/report.py" --tree "$tree" --version "$version" --started "$started" \
+	--seconds $((t1 - t0)) --scanned "$scanned" --dirs "${dirs[*]}" --out "$out" \
+	--candidates "$out/raw/sleeping_lock_atomic.files" "$out/raw/sleeping_lock_hardirq.files" \
+	--timeouts "$out"/raw/*.err \
+	--outputs "$out/raw/sleeping_lock_atomic.out" "$out/raw/sleeping_lock_hardirq.out" || status=1
+exit $status

@@ -1,0 +1,154 @@
+#!/bin/bash
+# cocci/tests/run.sh: test rtlab's PREEMPT_RT semantic patches; prints TAP.
+#  - the corpus (tests/corpus/*.c) through cocci/run.sh: exactly the findings
+#    marked "expect: RULE LOCK" in the sources, nothing else;
+#  - report, context, org and patch modes on the corpus;
+#  - runner usage errors;
+#  - one real subsystem (kernel/irq and drivers/pinctrl of Debian's 6.12
+#    source) within a time limit, with a well-formed report.
+# Environment: COCCI_TREE=<kernel tree> to use an unpacked tree for the
+# subsystem test instead of extracting /usr/src/linux-source-6.12.tar.xz;
+# COCCI_SUBSYS_LIMIT=<seconds> (default 300).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cocci=$(cd "$here/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rtlab-cocci.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+limit=${COCCI_SUBSYS_LIMIT:-300}
+results=$tmp/results
+: >"$results"
+
+# add result lines from a check, or one of our own
+add() { cat >>"$results"; }
+ok() { echo "ok - $*" >>"$results"; }
+notok() { echo "not ok - $1" >>"$results"; shift; for d in "$@"; do echo "# $d" >>"$results"; done; }
+check() { python3 "$here/check.py" "$@" >>"$results" 2>&1 || notok "check.py $1 crashed"; }
+
+finish() {
+	echo "TAP version 13"
+	n=$(grep -cE '^(ok|not ok) ' "$results")
+	echo "1..$n"
+	awk '/^(ok|not ok) / { i++; sub(/ - /, " " i " "); print; next } { print }' "$results"
+	grep -q '^not ok' "$results" && exit 1
+	exit 0
+}
+
+if ! command -v spatch >/dev/null; then
+	notok "spatch installed (apt-get install coccinelle)"
+	finish
+fi
+ok "spatch installed: $(spatch --version | head -n1)"
+
+# --- corpus through the runner ---------------------------------------------
+corpus=$tmp/corpus
+mkdir -p "$corpus"
+cp "$here"/corpus/*.c "$corpus/"
+if "$cocci/run.sh" --tree "$corpus" --out "$tmp/corpus-out" -j 2 >"$tmp/corpus.log" 2>&1; then
+	ok "run.sh over the corpus exits 0"
+else
+	notok "run.sh over the corpus exits 0" "$(tail -n 5 "$tmp/corpus.log")"
+fi
+check expect "$corpus" "$tmp/corpus-out/report.json"
+check wellformed "$corpus" "$tmp/corpus-out" corpus
+
+# --- context and org modes ---------------------------------------------------
+mode() { # mode SP FILE MODE OUT
+	(cd "$corpus" && spatch --very-quiet --sp-file "$cocci/$1.cocci" -D "$3" \
+		--no-includes --include-headers "$2") >"$4" 2>"$4.err"
+}
+mode sleeping_lock_hardirq irqchip.c context "$tmp/ctx-irqchip"
+check context "$corpus/irqchip.c" "$tmp/ctx-irqchip"
+mode sleeping_lock_atomic rawlock.c context "$tmp/ctx-rawlock"
+check context "$corpus/rawlock.c" "$tmp/ctx-rawlock" direct
+mode sleeping_lock_hardirq ipi.c org "$tmp/org-ipi"
+check org "$corpus/ipi.c" "$tmp/org-ipi"
+mode sleeping_lock_atomic preemptoff.c org "$tmp/org-preemptoff"
+check org "$corpus/preemptoff.c" "$tmp/org-preemptoff"
+
+# --- patch mode ----------------------------------------------------------------
+# patch FILE SP: apply the patch mode in place on a copy, then report again
+patchrun() {
+	local d=$tmp/patch-$1
+	rm -rf "$d"; mkdir -p "$d"
+	cp "$corpus/$1" "$d/"
+	(cd "$d" && spatch --very-quiet --sp-file "$cocci/$2.cocci" -D patch --in-place \
+		--no-includes --include-headers "$1") >"$d.log" 2>&1
+	(cd "$d" && spatch --very-quiet --sp-file "$cocci/$2.cocci" -D report \
+		--no-includes --include-headers "$1") >"$d.report" 2>&1
+}
+has() { grep -qF -- "$2" "$1"; }
+count() { grep -cF -- "$2" "$1"; }
+
+patchrun rawlock.c sleeping_lock_atomic
+f=$tmp/patch-rawlock.c/rawlock.c
+det=()
+has "$f" 'static DEFINE_RAW_SPINLOCK(only_atomic);' || det+=("only_atomic not converted to DEFINE_RAW_SPINLOCK")
+[ "$(count "$f" 'raw_spin_lock(&only_atomic)')" = 2 ] || det+=("raw_spin_lock(&only_atomic) not used at both sites")
+has "$f" 'spin_lock(&only_atomic)' && ! has "$f" ' spin_lock(&only_atomic)' || true
+grep -qE '(^|[^_])spin_(un)?lock\(&only_atomic\)' "$f" && det+=("a spin_lock/unlock of only_atomic is left")
+has "$f" 'static DEFINE_SPINLOCK(both_lock);' || det+=("both_lock (thread and raw context) was converted")
+has "$f" 'static DEFINE_SPINLOCK(s);' || det+=("s (taken through a helper) was converted")
+has "$tmp/patch-rawlock.c.report" '"&only_atomic"' && det+=("only_atomic still reported after the patch")
+has "$tmp/patch-rawlock.c.report" '"&both_lock"' || det+=("both_lock no longer reported after the patch")
+if [ ${#det[@]} -eq 0 ]; then ok "patch mode (atomic): converts only the lock always taken in atomic context"
+else notok "patch mode (atomic): converts only the lock always taken in atomic context" "${det[@]}"; fi
+
+patchrun irqchip.c sleeping_lock_hardirq
+f=$tmp/patch-irqchip.c/irqchip.c
+det=()
+has "$f" 'static DEFINE_RAW_SPINLOCK(mask_lock);' || det+=("mask_lock not converted")
+grep -qE '(^|[^_])spin_(un)?lock(_irqsave|_irqrestore)?\(&mask_lock' "$f" && det+=("a spin_* of mask_lock is left")
+[ "$(count "$f" 'raw_spin_lock_irqsave(&mask_lock, flags)')" = 1 ] || det+=("irqsave site not converted")
+has "$f" 'static DEFINE_SPINLOCK(both_lock);' || det+=("both_lock (also taken in probe) was converted")
+has "$f" 'spinlock_t lock;' || det+=("a struct member lock was converted")
+has "$tmp/patch-irqchip.c.report" '"&mask_lock"' && det+=("mask_lock still reported after the patch")
+has "$tmp/patch-irqchip.c.report" '"&both_lock"' || det+=("both_lock no longer reported after the patch")
+if [ ${#det[@]} -eq 0 ]; then ok "patch mode (hardirq): converts only the lock always taken in hard-irq context"
+else notok "patch mode (hardirq): converts only the lock always taken in hard-irq context" "${det[@]}"; fi
+
+# --- runner usage ------------------------------------------------------------------
+"$cocci/run.sh" --tree "$corpus" --out "$tmp/bad" no/such/dir >"$tmp/bad.log" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q 'no such directory' "$tmp/bad.log"; then ok "run.sh rejects a missing directory (exit 2)"
+else notok "run.sh rejects a missing directory (exit 2)" "exit $rc: $(head -n1 "$tmp/bad.log")"; fi
+"$cocci/run.sh" --bogus >"$tmp/bad.log" 2>&1
+rc=$?
+if [ $rc = 2 ]; then ok "run.sh rejects an unknown option (exit 2)"; else notok "run.sh rejects an unknown option (exit 2)" "exit $rc"; fi
+
+# --- one real subsystem ------------------------------------------------------------
+tree=${COCCI_TREE:-}
+subs="kernel/irq drivers/pinctrl"
+if [ -z "$tree" ]; then
+	tarball=/usr/src/linux-source-6.12.tar.xz
+	if [ -f "$tarball" ]; then
+		mkdir -p "$tmp/src"
+		t0=$(date +%s)
+		if tar -xf "$tarball" -C "$tmp/src" --wildcards 'linux-source-6.12/Makefile' \
+			'linux-source-6.12/kernel/irq/*' 'linux-source-6.12/drivers/pinctrl/*' 2>"$tmp/tar.err"; then
+			tree=$tmp/src/linux-source-6.12
+			ok "extracted $subs from $tarball in $(( $(date +%s) - t0 )) s"
+		else
+			notok "extract $subs from $tarball" "$(head -n2 "$tmp/tar.err")"
+		fi
+	elif [ -d "$cocci/../build/linux/kernel/irq" ]; then
+		tree=$cocci/../build/linux
+	fi
+fi
+if [ -z "$tree" ]; then
+	echo "ok - real subsystem run # SKIP no kernel source (apt-get install linux-source-6.12)" >>"$results"
+else
+	t0=$(date +%s)
+	timeout "$limit" "$cocci/run.sh" --tree "$tree" --out "$tmp/subsys" -j 2 $subs >"$tmp/subsys.log" 2>&1
+	rc=$?
+	dt=$(( $(date +%s) - t0 ))
+	if [ $rc = 0 ]; then ok "run.sh over $subs completes in $dt s (limit $limit s): $(tail -n1 "$tmp/subsys.log")"
+	else notok "run.sh over $subs completes within $limit s" "exit $rc after $dt s" "$(tail -n 3 "$tmp/subsys.log")"; fi
+	check wellformed "$tree" "$tmp/subsys" "$subs"
+	if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["timeouts"] == 0 and r["files_candidate"]["sleeping_lock_hardirq"] > 0 and r["kernelversion"].startswith("6.12.") else 1)' "$tmp/subsys/report.json" 2>/dev/null; then
+		ok "$subs: kernel 6.12.y, files reached spatch, none timed out"
+	else
+		notok "$subs: kernel 6.12.y, files reached spatch, none timed out"
+	fi
+fi
+
+finish
