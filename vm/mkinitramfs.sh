@@ -116,6 +116,7 @@ for v in rt rt-debug; do
 	m=$build/out/$v/rtlab-modules
 	if [ -d "$m" ] && [ -n "$(ls -A "$m" 2>/dev/null)" ]; then
 		tmpd=$(mktemp -d)
+		chmod 0755 "$tmpd"	# its "." entry becomes the guest's / (mktemp makes it 0700)
 		mkdir -p "$tmpd/rtlab/modules"
 		cp "$m"/*.ko "$tmpd/rtlab/modules/"
 		(cd "$tmpd" && find . -print0 | sort -z | cpio --null -o -H newc --quiet -R 0:0) >"$tmpd/mods.cpio"

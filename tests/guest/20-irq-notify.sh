@@ -1,0 +1,38 @@
+#!/bin/sh
+# rtlab: kernel=rt-debug cpus=2 timeout=900
+# Issue 3: user space follows irq threads as they come and go.
+#  - poll() on /proc/interrupts and on /sys/kernel/irq/generation wakes every
+#    poller (1 and 100, poll and epoll) for every request and free, and only then
+#  - /sys/kernel/irq/<irq>/threads matches the real threads
+#  - a priority set on the notification is never overwritten by the kernel
+#  - many request/free cycles with pollers attached: no splat (the harness
+#    checks the console), the module unloads
+#  - anyone can read and poll, nobody can write
+. /rtlab/lib.sh
+T=/usr/local/libexec/rtlab/irqwatch_test
+STRESS_CYCLES=${IRQ_STRESS_CYCLES:-10000}
+
+if ! insmod /rtlab/modules/rtlab_irqsim.ko; then
+	tap_fail "rtlab_irqsim loads"
+	tap_done
+fi
+tap_ok "rtlab_irqsim loads"
+tap_check "/proc/interrupts and /sys/kernel/irq/generation exist" test -r /proc/interrupts -a -r /sys/kernel/irq/generation
+
+tap_check "1 poller, poll(), /proc/interrupts: woken for every change, only then" $T pollers -s proc -n 1 -c 100
+tap_check "1 poller, epoll, /proc/interrupts" $T pollers -s proc -e -n 1 -c 100
+tap_check "100 pollers, poll(), /proc/interrupts" $T pollers -s proc -n 100 -c 20
+tap_check "100 pollers, epoll, /proc/interrupts" $T pollers -s proc -e -n 100 -c 20
+tap_check "1 poller, poll(), /sys/kernel/irq/generation" $T pollers -s sysfs -n 1 -c 100
+tap_check "100 pollers, epoll, /sys/kernel/irq/generation" $T pollers -s sysfs -e -n 100 -c 20
+tap_check "pollers with open/read/poll/close churn meanwhile" $T churn -s proc -n 10 -c 100
+tap_check "/sys/kernel/irq/<irq>/threads matches the real threads (100 cycles)" $T threads -c 100
+tap_check "priority set on notification never overwritten (1000 cycles)" $T race -s sysfs -c 1000 -p 77
+tap_check "read and poll for root and nobody, no writes" $T perms
+
+t0=$(cut -d' ' -f1 /proc/uptime)
+tap_check "$STRESS_CYCLES request/free cycles with 10 pollers attached" $T churn -s proc -e -n 10 -c "$STRESS_CYCLES"
+tap_diag "stress took $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print b - a }') s"
+tap_check "rtlab_irqsim unloads after the stress" rmmod rtlab_irqsim
+tap_check "no simulator irq left in /proc/interrupts" sh -c '! grep -q rtlab-sim /proc/interrupts'
+tap_done
