@@ -23,15 +23,18 @@ scenario() {
 	cyclictest -m -S -p 99 -i 1000 -D "$D" -h "$H" -q >"$out/cyclictest-$name.txt" 2>&1
 	# histogram lines: "000123 000004 000000" = latency, count per CPU
 	awk -v name="$name" -v datf="$out/hist-$name.dat" -v statf="$out/stats-$name" '
+		# cyclictest pads with zeros and busybox awk reads "000100" as octal
+		function dec(x) { sub(/^0+/, "", x); return x == "" ? 0 : x + 0 }
+		BEGIN { top = 0; n = 0; max = 0; ovf = 0 }
 		/^[0-9]+[ \t]/ {
-			lat = $1 + 0; c = 0
-			for (i = 2; i <= NF; i++) c += $i
+			lat = dec($1); c = 0
+			for (i = 2; i <= NF; i++) c += dec($i)
 			if (c > 0) { cnt[lat] = c; n += c; sum += lat * c; if (lat > top) top = lat }
 			next
 		}
-		/# Max Latencies:/ { for (i = 4; i <= NF; i++) if ($i + 0 > max) max = $i + 0 }
-		/# Min Latencies:/ { min = 1e9; for (i = 4; i <= NF; i++) if ($i + 0 < min) min = $i + 0 }
-		/# Histogram Overflows:/ { for (i = 4; i <= NF; i++) ovf += $i }
+		/# Max Latencies:/ { for (i = 4; i <= NF; i++) if (dec($i) > max) max = dec($i) }
+		/# Min Latencies:/ { min = 1e9; for (i = 4; i <= NF; i++) if (dec($i) < min) min = dec($i) }
+		/# Histogram Overflows:/ { for (i = 4; i <= NF; i++) ovf += dec($i) }
 		END {
 			if (n == 0) { print "samples=0" > statf; exit 1 }
 			target = n * 0.99; acc = 0; p99 = -1

@@ -4,9 +4,11 @@
 # returning (ktime_get_ns() taken in rtlab_irqsim right after it returned)
 # to a SCHED_FIFO 80 poller awake in user space (CLOCK_MONOTONIC), through
 # poll() on /proc/interrupts and on /sys/kernel/irq/generation.
-# The wake-up is issued inside request_irq() just before it returns, so a
-# poller on the other CPU can wake before the timestamp is taken: small
-# negative values are real and kept.
+# The requester runs at SCHED_FIFO 90, above the poller, so the poller
+# cannot preempt it between the wake-up (issued inside request_irq(), just
+# before it returns) and the timestamp; a poller already running on the
+# other CPU can still wake before the timestamp, so small negative values
+# are real and kept.
 . /rtlab/lib.sh
 N=${CYCLES:-1000}
 out=${RTLAB_OUT:-/tmp}

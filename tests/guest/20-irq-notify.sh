@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt-debug cpus=2 timeout=900
+# rtlab: kernel=rt-debug cpus=2 timeout=1800
 # Issue 3: user space follows irq threads as they come and go.
 #  - poll() on /proc/interrupts and on /sys/kernel/irq/generation wakes every
 #    poller (1 and 100, poll and epoll) for every request and free, and only then
@@ -26,6 +26,7 @@ tap_check "100 pollers, epoll, /proc/interrupts" $T pollers -s proc -e -n 100 -c
 tap_check "1 poller, poll(), /sys/kernel/irq/generation" $T pollers -s sysfs -n 1 -c 100
 tap_check "100 pollers, epoll, /sys/kernel/irq/generation" $T pollers -s sysfs -e -n 100 -c 20
 tap_check "pollers with open/read/poll/close churn meanwhile" $T churn -s proc -n 10 -c 100
+tap_check "a change during a read of /proc/interrupts is reported by the next poll" $T midread -s proc -c 20
 tap_check "/sys/kernel/irq/<irq>/threads matches the real threads (100 cycles)" $T threads -c 100
 tap_check "priority set on notification never overwritten (1000 cycles)" $T race -s sysfs -c 1000 -p 77
 tap_check "read and poll for root and nobody, no writes" $T perms
