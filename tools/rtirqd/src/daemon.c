@@ -1,0 +1,898 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtirqd: discovery of new threads and the event loop.
+ *
+ * Event sources, best first:
+ *  irq:      /sys/kernel/irq/generation (sysfs_notify) or poll() on
+ *            /proc/interrupts (rtlab kernel patches);
+ *  kthreads: the netlink proc connector (forks of kthreadd);
+ *  neither:  a periodic rescan of /proc.
+ * On an event only threads not seen before are examined (a pid set of the
+ * known ones); a full pass happens at start and after a successful reload.
+ */
+#include "daemon.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NAME_RETRY_FIRST_NS 500000ull		/* 0.5 ms, doubling ... */
+#define NAME_RETRY_CAP_SHIFT 7			/* ... up to 64 ms */
+#define NAME_RETRY_MAX 68			/* about 4 s in all */
+#define DEFER_IRQ_NS 50000000ull		/* 50 ms */
+static const unsigned long long verify_ns[] = { 20000000ull, 200000000ull };
+
+enum pend_kind { PEND_NAME, PEND_VERIFY };
+
+struct pending {
+	pid_t pid, tgid;
+	unsigned long long due;
+	int tries;
+	enum pend_kind kind;
+	bool defer;	/* irq thread: wait for the irq notification */
+};
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+const char *src_name(int s)
+{
+	switch (s) {
+	case SRC_SYSFS: return "sysfs";
+	case SRC_PROCFS: return "procfs";
+	case SRC_NETLINK: return "netlink";
+	case SRC_RESCAN: return "rescan";
+	default: return "none";
+	}
+}
+
+/* ------------------------------------------------------------ pending */
+
+static void pend_add(struct daemon *d, pid_t pid, pid_t tgid,
+		     enum pend_kind kind, int tries, unsigned long long due,
+		     bool defer)
+{
+	struct pending *n;
+
+	for (size_t i = 0; i < d->npend; i++) {
+		if (d->pend[i].pid == pid && d->pend[i].kind == kind) {
+			d->pend[i].due = due;
+			d->pend[i].tries = tries;
+			d->pend[i].defer = defer;
+			return;
+		}
+	}
+	n = realloc(d->pend, (d->npend + 1) * sizeof(*n));
+	if (!n) {
+		log_err("out of memory");
+		return;
+	}
+	d->pend = n;
+	d->pend[d->npend++] = (struct pending){ pid, tgid, due, tries, kind,
+						  defer };
+}
+
+static void pend_del(struct daemon *d, pid_t pid, enum pend_kind kind)
+{
+	for (size_t i = 0; i < d->npend; i++) {
+		if (d->pend[i].pid == pid && d->pend[i].kind == kind) {
+			d->pend[i] = d->pend[--d->npend];
+			return;
+		}
+	}
+}
+
+static bool pend_has(const struct daemon *d, pid_t pid, enum pend_kind kind)
+{
+	for (size_t i = 0; i < d->npend; i++)
+		if (d->pend[i].pid == pid && d->pend[i].kind == kind)
+			return true;
+	return false;
+}
+
+static void arm_timer(struct daemon *d)
+{
+	struct itimerspec its = { 0 };
+	unsigned long long min = 0;
+
+	if (d->timerfd < 0)
+		return;
+	for (size_t i = 0; i < d->npend; i++)
+		if (!min || d->pend[i].due < min)
+			min = d->pend[i].due;
+	if (min) {
+		its.it_value.tv_sec = min / 1000000000ull;
+		its.it_value.tv_nsec = min % 1000000000ull;
+		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+			its.it_value.tv_nsec = 1;
+	}
+	timerfd_settime(d->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* ------------------------------------------------------------ examine */
+
+/*
+ * A new kernel thread is named by its creator after kthreadd forked it
+ * (the rename fires no event), and an irq thread sets its default
+ * SCHED_FIFO itself when it first runs (after request_irq() returned, in
+ * 6.12).  A policy set before either would be lost: wait for both.
+ */
+static bool thread_ready(const struct daemon *d, const struct task_info *t)
+{
+	if (t->kthread && t->pid != 2 && strcmp(t->comm, "kthreadd") == 0)
+		return false;
+	/* a one-shot pass takes irq threads as they are */
+	if (!d->once && t->irq >= 0 && t->policy == SCHED_OTHER)
+		return false;
+	/*
+	 * --pid: a new user thread starts with its process's name and is
+	 * usually named right after (pthread_setname_np); a rescan would
+	 * see the old name, and that rename fires no event we can count on.
+	 */
+	if (!d->once && !t->kthread && t->pid != t->tgid) {
+		struct task_info main_t;
+
+		if (task_read(d->o->procroot, t->tgid, t->tgid, &main_t) == 0 &&
+		    strcmp(main_t.comm, t->comm) == 0)
+			return false;
+	}
+	return true;
+}
+
+static bool in_scope(const struct daemon *d, const struct task_info *t)
+{
+	if (d->o->pid)
+		return t->tgid == d->o->pid;
+	return t->kthread;
+}
+
+/*
+ * Look at one thread not seen before.  Returns true when it is settled
+ * (known from now on), false when it is gone or left pending.
+ */
+static bool examine(struct daemon *d, pid_t pid, pid_t tgid, bool defer_irq)
+{
+	struct task_info t;
+	const struct rule *r;
+	enum apply_result res;
+
+	if (task_read(d->o->procroot, tgid, pid, &t)) {
+		pend_del(d, pid, PEND_NAME);
+		return false;	/* exited before we looked: not an error */
+	}
+	if (!in_scope(d, &t)) {
+		pend_del(d, pid, PEND_NAME);
+		return true;
+	}
+	task_irq_lookup(d->o->sysroot, d->o->procroot, &t);
+	if (!thread_ready(d, &t)) {
+		struct pending *p = NULL;
+
+		for (size_t i = 0; i < d->npend; i++)
+			if (d->pend[i].pid == pid &&
+			    d->pend[i].kind == PEND_NAME)
+				p = &d->pend[i];
+		if (!p) {
+			pend_add(d, pid, tgid, PEND_NAME, 0,
+				 now_ns() + NAME_RETRY_FIRST_NS, defer_irq);
+			return false;
+		}
+		if (p->tries < NAME_RETRY_MAX) {
+			p->tries++;
+			p->due = now_ns() + (NAME_RETRY_FIRST_NS <<
+				(p->tries < NAME_RETRY_CAP_SHIFT ?
+				 p->tries : NAME_RETRY_CAP_SHIFT));
+			return false;
+		}
+		log_debug("pid %d [%s]: still not ready, setting it anyway",
+			  pid, t.comm);
+	}
+	if (defer_irq && t.irq >= 0) {
+		/*
+		 * The irq notification comes once the thread is ready; a
+		 * policy set before then may be overwritten by the thread's
+		 * own default.  Leave it to that event (or this backstop).
+		 */
+		pend_add(d, pid, tgid, PEND_NAME, NAME_RETRY_MAX,
+			 now_ns() + DEFER_IRQ_NS, false);
+		return false;
+	}
+	pend_del(d, pid, PEND_NAME);
+	r = rules_match(&d->rules, &t);
+	d->stat_examined++;
+	if (!r) {
+		log_debug("pid %d [%s]: no rule", pid, t.comm);
+		return true;
+	}
+	res = rule_apply(r, &t, &d->aopts);
+	if (res == APPLY_GONE)
+		return false;
+	if (res == APPLY_FAILED)
+		d->stat_failed++;
+	else
+		d->stat_applied++;
+	if (t.irq >= 0 && !d->aopts.dry_run && !d->once)
+		pend_add(d, pid, tgid, PEND_VERIFY, 0, now_ns() + verify_ns[0],
+			 false);
+	return true;
+}
+
+static void verify(struct daemon *d, struct pending *p)
+{
+	struct task_info t;
+	const struct rule *r;
+	pid_t pid = p->pid, tgid = p->tgid;
+	int tries = p->tries;
+
+	pend_del(d, pid, PEND_VERIFY);
+	if (task_read(d->o->procroot, tgid, pid, &t))
+		return;
+	task_irq_lookup(d->o->sysroot, d->o->procroot, &t);
+	r = rules_match(&d->rules, &t);
+	if (!r)
+		return;
+	if (!rule_policy_in_place(r, pid)) {
+		log_info("pid %d [%s]: policy was overwritten after it was set (kernel without the irq-thread priority fix?); setting it again",
+			 pid, t.comm);
+		d->stat_overwritten++;
+		rule_apply(r, &t, &d->aopts);
+	}
+	if ((size_t)tries + 1 < sizeof(verify_ns) / sizeof(verify_ns[0]))
+		pend_add(d, pid, tgid, PEND_VERIFY, tries + 1,
+			 now_ns() + verify_ns[tries + 1], false);
+}
+
+static void run_pending(struct daemon *d)
+{
+	unsigned long long now = now_ns();
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (size_t i = 0; i < d->npend; i++) {
+			struct pending p = d->pend[i];
+
+			if (p.due > now)
+				continue;
+			if (p.kind == PEND_VERIFY) {
+				verify(d, &d->pend[i]);
+			} else if (examine(d, p.pid, p.tgid, p.defer)) {
+				pidset_add(&d->known, p.pid);
+			}
+			again = true;
+			break;
+		}
+	}
+	arm_timer(d);
+}
+
+/* ------------------------------------------------------------ scanning */
+
+/*
+ * Walk /proc (or /proc/PID/task with --pid), examine pids not known, and
+ * forget known pids that are gone.  force: examine everything.
+ */
+int scan(struct daemon *d, bool force)
+{
+	char path[PATH_MAX];
+	struct pidset seen;
+	struct dirent *de;
+	DIR *dir;
+	int nnew = 0;
+
+	if (d->o->pid)
+		snprintf(path, sizeof(path), "%s/%d/task", d->o->procroot,
+			 d->o->pid);
+	else
+		snprintf(path, sizeof(path), "%s", d->o->procroot);
+	dir = opendir(path);
+	if (!dir) {
+		log_err("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	pidset_init(&seen);
+	while ((de = readdir(dir))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		if (!force && pidset_has(&d->known, pid)) {
+			pidset_add(&seen, pid);
+			continue;
+		}
+		nnew++;
+		if (examine(d, pid, d->o->pid ? d->o->pid : pid, false))
+			pidset_add(&seen, pid);
+	}
+	closedir(dir);
+	pidset_free(&d->known);
+	d->known = seen;
+	d->stat_scans++;
+	arm_timer(d);
+	return nnew;
+}
+
+/* ------------------------------------------------------------ sources */
+
+static int open_sysfs_gen(struct daemon *d)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/kernel/irq/generation",
+		 d->o->sysroot);
+	d->irqfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->irqfd < 0)
+		return -errno;
+	n = pread(d->irqfd, d->gen, sizeof(d->gen) - 1, 0);
+	if (n <= 0) {
+		close(d->irqfd);
+		d->irqfd = -1;
+		return -EIO;
+	}
+	d->gen[n] = 0;
+	return 0;
+}
+
+/*
+ * Does the kernel have the rtlab /proc/interrupts poll?  A procfs file
+ * without its own poll() reports the default mask (readable, writable),
+ * and the patched one reports the same plus EPOLLPRI after a change, so
+ * an idle poll cannot tell them apart.  The patch's function name in
+ * /proc/kallsyms can.
+ */
+static bool kernel_has_symbol(const char *procroot, const char *sym)
+{
+	char path[PATH_MAX], line[512];
+	size_t sl = strlen(sym);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", procroot);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		/* "<addr> <type> <name>[\t[module]]" */
+		char *name = strchr(line, ' ');
+
+		if (name)
+			name = strchr(name + 1, ' ');
+		if (name && strncmp(name + 1, sym, sl) == 0 &&
+		    (name[1 + sl] == '\n' || name[1 + sl] == '\t'))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+static int open_procfs_poll(struct daemon *d, bool forced)
+{
+	char path[PATH_MAX];
+
+	if (!kernel_has_symbol(d->o->procroot, "irq_handlers_poll")) {
+		if (!forced)
+			return -EOPNOTSUPP;
+		log_warn("cannot confirm that %s/interrupts is pollable (no irq_handlers_poll in kallsyms); using it as asked",
+			 d->o->procroot);
+	}
+	snprintf(path, sizeof(path), "%s/interrupts", d->o->procroot);
+	d->irqfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->irqfd < 0)
+		return -errno;
+	return 0;
+}
+
+static int open_netlink(struct daemon *d)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC,
+	};
+	struct {
+		struct nlmsghdr nh;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) msg;
+	int fd, rcvbuf = 1 << 20;
+
+	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_CONNECTOR);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	memset(&msg, 0, sizeof(msg));
+	msg.nh.nlmsg_len = sizeof(msg);
+	msg.nh.nlmsg_type = NLMSG_DONE;
+	msg.nh.nlmsg_pid = getpid();
+	msg.cn.id.idx = CN_IDX_PROC;
+	msg.cn.id.val = CN_VAL_PROC;
+	msg.cn.len = sizeof(enum proc_cn_mcast_op);
+	msg.op = PROC_CN_MCAST_LISTEN;
+	if (send(fd, &msg, sizeof(msg), 0) != (ssize_t)sizeof(msg))
+		goto fail;
+	d->nlfd = fd;
+	return 0;
+fail:
+	{
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+}
+
+static void handle_netlink(struct daemon *d)
+{
+	char buf[16384] __attribute__((aligned(8)));
+
+	for (;;) {
+		ssize_t n = recv(d->nlfd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
+
+		if (n < 0) {
+			if (errno == ENOBUFS) {
+				log_warn("proc connector overrun: rescanning");
+				scan(d, false);
+				continue;
+			}
+			break;	/* EAGAIN: all read */
+		}
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			struct cn_msg *cn = NLMSG_DATA(nh);
+			struct proc_event evb, *ev = &evb;
+			size_t len;
+
+			if (nh->nlmsg_type != NLMSG_DONE ||
+			    cn->id.idx != CN_IDX_PROC ||
+			    cn->id.val != CN_VAL_PROC)
+				continue;
+			/* cn->data is only 4-byte aligned: copy it out */
+			len = cn->len < sizeof(evb) ? cn->len : sizeof(evb);
+			memset(&evb, 0, sizeof(evb));
+			memcpy(&evb, cn->data, len);
+			switch (ev->what) {
+			case PROC_EVENT_FORK: {
+				pid_t ptgid = ev->event_data.fork.parent_tgid;
+				pid_t child = ev->event_data.fork.child_pid;
+				pid_t ctgid = ev->event_data.fork.child_tgid;
+
+				if (d->o->pid ? ctgid != d->o->pid : ptgid != 2)
+					break;
+				pidset_del(&d->known, child);
+				if (examine(d, child, ctgid,
+					    d->irq_src != SRC_NONE))
+					pidset_add(&d->known, child);
+				break;
+			}
+			case PROC_EVENT_COMM: {
+				pid_t pid = ev->event_data.comm.process_pid;
+				pid_t tgid = ev->event_data.comm.process_tgid;
+
+				if (!d->o->pid || tgid != d->o->pid)
+					break;
+				/* a renamed user thread is looked at again */
+				pidset_del(&d->known, pid);
+				if (examine(d, pid, tgid, false))
+					pidset_add(&d->known, pid);
+				break;
+			}
+			case PROC_EVENT_EXIT:
+				pidset_del(&d->known,
+					   ev->event_data.exit.process_pid);
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	arm_timer(d);
+}
+
+static bool pid_in(const pid_t *v, size_t n, pid_t p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == p)
+			return true;
+	return false;
+}
+
+/*
+ * Read one irq's thread list (from offset 0 of the open file) and examine
+ * the pids it did not list last time.  -1 when the file is gone (the
+ * descriptor was freed).
+ */
+static int irqwatch_read(struct daemon *d, struct irqwatch *w, bool examine_new)
+{
+	char buf[8192], *line, *save = NULL;
+	pid_t *np = NULL;
+	size_t nn = 0;
+	ssize_t n;
+
+	n = pread(w->fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct thread_line tl;
+		pid_t *t;
+
+		if (thread_line_parse(line, &tl))
+			continue;
+		t = realloc(np, (nn + 1) * sizeof(*np));
+		if (!t)
+			break;
+		np = t;
+		np[nn++] = tl.pid;
+		/*
+		 * New in the list, or listed before it was ready (the list
+		 * shows an action before request_irq() has woken its thread)
+		 * and still waited for: look now, a change just happened.
+		 */
+		if (!examine_new || (pid_in(w->pids, w->npids, tl.pid) &&
+				     !pend_has(d, tl.pid, PEND_NAME)))
+			continue;
+		if (examine(d, tl.pid, tl.pid, false))
+			pidset_add(&d->known, tl.pid);
+	}
+	free(w->pids);
+	w->pids = np;
+	w->npids = nn;
+	return 0;
+}
+
+static void irqwatch_close(struct irqwatch *w)
+{
+	close(w->fd);
+	free(w->pids);
+}
+
+/*
+ * Walk /sys/kernel/irq: open the thread list of each irq not watched yet
+ * (or whose descriptor was freed and allocated again), read every list,
+ * examine the new pids.  A few reads of small, already open files instead
+ * of a walk over every task in /proc.  Returns -1 if the kernel has no
+ * thread lists.
+ */
+static int irqwatch_sync(struct daemon *d, bool examine_new)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	size_t keep = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/kernel/irq", d->o->sysroot);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	for (size_t i = 0; i < d->niw; i++)
+		d->iw[i].seen = false;
+	while ((de = readdir(dir))) {
+		struct irqwatch *w = NULL;
+		char *end;
+		long irq = strtol(de->d_name, &end, 10);
+
+		if (*end || irq < 0 || end == de->d_name)
+			continue;
+		for (size_t i = 0; i < d->niw; i++)
+			if (d->iw[i].irq == irq)
+				w = &d->iw[i];
+		if (w && irqwatch_read(d, w, examine_new) == 0) {
+			w->seen = true;
+			continue;
+		}
+		if (w) {	/* freed and allocated again: a new file */
+			irqwatch_close(w);
+			*w = d->iw[--d->niw];
+		}
+		{
+			struct irqwatch nw = { .irq = (int)irq, .seen = true };
+			struct irqwatch *t;
+
+			snprintf(path, sizeof(path), "%s/kernel/irq/%ld/threads",
+				 d->o->sysroot, irq);
+			nw.fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (nw.fd < 0) {
+				if (errno == ENOENT && d->niw == 0) {
+					closedir(dir);
+					return -1;	/* no thread lists */
+				}
+				continue;
+			}
+			t = realloc(d->iw, (d->niw + 1) * sizeof(*t));
+			if (!t) {
+				close(nw.fd);
+				continue;
+			}
+			d->iw = t;
+			d->iw[d->niw] = nw;
+			irqwatch_read(d, &d->iw[d->niw], examine_new);
+			d->niw++;
+		}
+	}
+	closedir(dir);
+	/* descriptors that are gone */
+	for (size_t i = 0; i < d->niw; i++) {
+		if (d->iw[i].seen)
+			d->iw[keep++] = d->iw[i];
+		else
+			irqwatch_close(&d->iw[i]);
+	}
+	d->niw = keep;
+	return 0;
+}
+
+static void handle_irq_event(struct daemon *d)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (d->irq_src == SRC_SYSFS) {
+		/* reading from the start re-arms sysfs_notify */
+		char gen[sizeof(d->gen)];
+
+		n = pread(d->irqfd, gen, sizeof(gen) - 1, 0);
+		if (n < 0)
+			return;
+		gen[n] = 0;
+		if (strcmp(gen, d->gen) == 0)
+			return;
+		memcpy(d->gen, gen, sizeof(gen));
+	} else {
+		/*
+		 * A read that starts at offset 0 acknowledges the changes so
+		 * far (a change during it is reported by the next poll); the
+		 * first bytes are enough.
+		 */
+		if (lseek(d->irqfd, 0, SEEK_SET) == 0)
+			n = read(d->irqfd, buf, 64);
+	}
+	d->stat_irq_events++;
+	{
+		unsigned long long t0 = now_ns();
+		unsigned int applied = d->stat_applied;
+		const char *how = "scan of /proc";
+
+		if (d->irqmap && irqwatch_sync(d, true) == 0)
+			how = "irq thread lists";
+		else
+			scan(d, false);
+		arm_timer(d);
+		if (d->stat_applied != applied)
+			log_debug("irq event: found and set in %llu us (%s)",
+				  (now_ns() - t0) / 1000, how);
+	}
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median and max of the irq events that set a thread (last 4096). */
+static void log_handle_times(struct daemon *d)
+{
+	size_t cap = sizeof(d->handle_ns) / sizeof(d->handle_ns[0]);
+	size_t n = d->nhandle < cap ? d->nhandle : cap;
+
+	if (!n)
+		return;
+	qsort(d->handle_ns, n, sizeof(d->handle_ns[0]), cmp_ull);
+	log_info("irq event to policy set, inside rtirqd: median %llu us, max %llu us over %zu events",
+		 d->handle_ns[n / 2] / 1000, d->handle_ns[n - 1] / 1000, n);
+}
+
+/* ------------------------------------------------------------ setup */
+
+static int epoll_add(int ep, int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int daemon_open_sources(struct daemon *d)
+{
+	unsigned int want = d->o->sources;
+	bool autodetect = want == 0;
+	int e;
+
+	d->irqfd = d->nlfd = d->rescanfd = -1;
+	d->irq_src = SRC_NONE;
+	if (autodetect || (want & SRC_SYSFS)) {
+		e = open_sysfs_gen(d);
+		if (e == 0) {
+			d->irq_src = SRC_SYSFS;
+		} else if (!autodetect) {
+			log_err("event source sysfs: %s/kernel/irq/generation: %s",
+				d->o->sysroot, strerror(-e));
+			return -1;
+		}
+	}
+	if (d->irq_src == SRC_NONE && (autodetect || (want & SRC_PROCFS))) {
+		e = open_procfs_poll(d, !autodetect);
+		if (e == 0) {
+			d->irq_src = SRC_PROCFS;
+		} else if (!autodetect) {
+			log_err("event source procfs: %s/interrupts: %s",
+				d->o->procroot, strerror(-e));
+			return -1;
+		}
+	}
+	if (autodetect || (want & SRC_NETLINK)) {
+		e = open_netlink(d);
+		if (e && !autodetect) {
+			log_err("event source netlink: proc connector: %s",
+				strerror(-e));
+			return -1;
+		}
+		if (e)
+			log_warn("proc connector unavailable (%s): falling back to a rescan of /proc every %d ms for other kernel threads",
+				 strerror(-e), d->o->rescan_ms);
+	}
+	if (autodetect && d->irq_src == SRC_NONE)
+		log_warn("this kernel has no irq change notification (no %s/kernel/irq/generation, no poll on %s/interrupts): falling back to %s",
+			 d->o->sysroot, d->o->procroot,
+			 d->nlfd >= 0 ? "the proc connector" :
+			 "a rescan of /proc");
+	if ((autodetect && d->nlfd < 0) || (want & SRC_RESCAN)) {
+		struct itimerspec its;
+
+		d->rescanfd = timerfd_create(CLOCK_MONOTONIC,
+					     TFD_CLOEXEC | TFD_NONBLOCK);
+		if (d->rescanfd < 0)
+			return -1;
+		its.it_value.tv_sec = d->o->rescan_ms / 1000;
+		its.it_value.tv_nsec = (d->o->rescan_ms % 1000) * 1000000L;
+		its.it_interval = its.it_value;
+		timerfd_settime(d->rescanfd, 0, &its, NULL);
+	}
+	return 0;
+}
+
+int daemon_loop(struct daemon *d, int (*reload)(struct daemon *))
+{
+	struct epoll_event evs[8];
+	sigset_t ss;
+	int ep;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGHUP);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	d->sigfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (d->sigfd < 0 || d->timerfd < 0 || ep < 0) {
+		log_err("cannot set up the event loop: %s", strerror(errno));
+		return 1;
+	}
+	epoll_add(ep, d->sigfd, EPOLLIN);
+	epoll_add(ep, d->timerfd, EPOLLIN);
+	if (d->irqfd >= 0 && epoll_add(ep, d->irqfd, EPOLLPRI | EPOLLERR)) {
+		log_err("cannot poll the irq notification: %s",
+			strerror(errno));
+		return 1;
+	}
+	if (d->nlfd >= 0)
+		epoll_add(ep, d->nlfd, EPOLLIN);
+	if (d->rescanfd >= 0)
+		epoll_add(ep, d->rescanfd, EPOLLIN);
+
+	/* the kernel's irq -> threads map: read the lists as they are now */
+	if (d->irq_src == SRC_SYSFS && !d->o->pid)
+		d->irqmap = irqwatch_sync(d, false) == 0;
+	/* full pass over what exists now */
+	scan(d, true);
+	run_pending(d);
+	log_info("ready: irq threads via %s%s, other kernel threads via %s; %zu rules; %u threads applied",
+		 src_name(d->irq_src), d->irqmap ? " and the kernel's irq thread lists" : "",
+		 d->nlfd >= 0 ? "netlink" : d->rescanfd >= 0 ? "rescan" : "none",
+		 d->rules.n, d->stat_applied);
+
+	for (;;) {
+		int n = epoll_wait(ep, evs, 8, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_err("epoll_wait: %s", strerror(errno));
+			return 1;
+		}
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == d->irqfd) {
+				unsigned long long t0 = now_ns();
+				unsigned int applied = d->stat_applied;
+
+				handle_irq_event(d);
+				if (d->stat_applied != applied)
+					d->handle_ns[d->nhandle++ %
+						     (sizeof(d->handle_ns) /
+						      sizeof(d->handle_ns[0]))] =
+						now_ns() - t0;
+			} else if (fd == d->nlfd) {
+				handle_netlink(d);
+			} else if (fd == d->timerfd) {
+				uint64_t x;
+
+				if (read(fd, &x, sizeof(x)) < 0 &&
+				    errno != EAGAIN)
+					log_warn("timer: %s", strerror(errno));
+				run_pending(d);
+			} else if (fd == d->rescanfd) {
+				uint64_t x;
+
+				if (read(fd, &x, sizeof(x)) < 0 &&
+				    errno != EAGAIN)
+					log_warn("timer: %s", strerror(errno));
+				scan(d, false);
+			} else if (fd == d->sigfd) {
+				struct signalfd_siginfo si;
+
+				while (read(fd, &si, sizeof(si)) ==
+				       (ssize_t)sizeof(si)) {
+					if (si.ssi_signo == SIGHUP) {
+						if (reload(d) == 0) {
+							scan(d, true);
+							run_pending(d);
+						}
+					} else {
+						log_info("exiting on signal %u: %u threads set, %u failed, %u re-set after overwrite, %u irq events, %u scans",
+							 si.ssi_signo,
+							 d->stat_applied,
+							 d->stat_failed,
+							 d->stat_overwritten,
+							 d->stat_irq_events,
+							 d->stat_scans);
+						log_handle_times(d);
+						return 0;
+					}
+				}
+			}
+		}
+	}
+}
+
+/* exported for --once */
+void daemon_settle(struct daemon *d)
+{
+	unsigned long long until = now_ns() + 2500000000ull;
+
+	/* threads still being named when we looked: wait for them a bit */
+	while (d->npend && now_ns() < until) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+		run_pending(d);
+	}
+}
