@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rtpi-wakeup: wake-up latency of a high-priority condvar waiter while a
+ * medium-priority CPU hog runs on the same CPU.  See rtpi-wakeup(1).
+ *
+ * All threads SCHED_FIFO on one CPU: H 60 waits on the condvar; L 20 locks
+ * the mutex, takes t0, sets the predicate, signals, makes the hog M 40
+ * runnable (M then spins --hog-us), unlocks.  Latency = time from t0 until H
+ * runs again owning the mutex.  With priority inheritance L is boosted
+ * while H needs the mutex, so M does not delay H; without it H waits for
+ * the hog's burst.
+ */
+#include "../tools/common.h"
+#include <math.h>
+
+static struct sync S;
+static int h_waiting, h_go;		/* under S */
+static uint64_t t0;			/* under S */
+static uint64_t *lat;
+static long iters, hog_us, gap_us;
+static sem_t sem_m, sem_next;
+static atomic_int quit;
+
+static void *thr_h(void *p)
+{
+	(void)p;
+	for (long i = 0; i < iters; i++) {
+		s_lock(&S);
+		h_waiting = 1;
+		while (!h_go)
+			s_wait(&S);
+		lat[i] = now_ns() - t0;
+		h_go = 0;
+		h_waiting = 0;
+		s_unlock(&S);
+		sem_post(&sem_next);
+	}
+	return NULL;
+}
+
+static void *thr_m(void *p)
+{
+	(void)p;
+	for (;;) {
+		sem_wait(&sem_m);
+		if (atomic_load(&quit))
+			return NULL;
+		uint64_t end = now_ns() + (uint64_t)hog_us * 1000ull;
+
+		while (now_ns() < end)
+			;
+	}
+}
+
+static void *thr_l(void *p)
+{
+	(void)p;
+	for (long i = 0; i < iters; i++) {
+		for (;;) {	/* H runs first (higher priority): normally at once */
+			s_lock(&S);
+			if (h_waiting)
+				break;
+			s_unlock(&S);
+			sleep_us(100);
+		}
+		t0 = now_ns();
+		h_go = 1;
+		s_signal(&S);
+		sem_post(&sem_m);
+		s_unlock(&S);
+		sem_wait(&sem_next);
+		/* idle gap: keeps the RT load below the kernel's RT throttling
+		 * limit, whose 50 ms pauses would otherwise land in the figures */
+		if (gap_us)
+			sleep_us(gap_us);
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: rtpi-wakeup [options]\n"
+"  -m, --mode MODE     rtpi | preload | glibc-pi | glibc-normal\n"
+"  -n, --iterations N  wake-ups to measure          (default 10000)\n"
+"  -H, --hog-us US     hog burst per wake-up (us)   (default 500)\n"
+"  -g, --gap-us US     idle time between wake-ups   (default 1000)\n"
+"  -c, --cpu C         CPU all threads are pinned to (default: last)\n"
+"  -o, --data FILE     write every latency (ns), one per line\n"
+"  -j, --json FILE     write min/median/p99/max/mean as JSON\n"
+"  -h, --help          this text\n"
+"Mode preload needs LD_PRELOAD=.../librtpi-preload.so.  Needs SCHED_FIFO.\n");
+}
+
+int main(int argc, char **argv)
+{
+	int impl = -1;
+	const char *data = NULL, *json = NULL;
+	pthread_t th, tl, tm;
+
+	static const char *const opts[] = { "-m", "--mode", "-n", "--iterations",
+		"-H", "--hog-us", "-g", "--gap-us", "-c", "--cpu", "-o", "--data", "-j", "--json",
+		NULL };
+
+	prog = "rtpi-wakeup";
+	iters = 10000;
+	hog_us = 500;
+	gap_us = 1000;
+	g_cpu = default_cpu();
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!known_opt(a, opts))
+			die("command line: unknown option '%s' (see --help)", a);
+		if (!v)
+			die("command line: option '%s' needs a value (see --help)", a);
+		i++;
+		if (!strcmp(a, "-m") || !strcmp(a, "--mode")) {
+			impl = parse_impl(v);
+			if (impl < 0)
+				die("command line: --mode: unknown mode '%s'", v);
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--iterations")) {
+			iters = parse_long(a, v, 1, 100000000);
+		} else if (!strcmp(a, "-H") || !strcmp(a, "--hog-us")) {
+			hog_us = parse_long(a, v, 0, 10000000);
+		} else if (!strcmp(a, "-g") || !strcmp(a, "--gap-us")) {
+			gap_us = parse_long(a, v, 0, 10000000);
+		} else if (!strcmp(a, "-c") || !strcmp(a, "--cpu")) {
+			g_cpu = (int)parse_long(a, v, 0, CPU_SETSIZE - 1);
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--data")) {
+			data = v;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
+			json = v;
+		} else {
+			die("command line: unknown option '%s' (see --help)", a);
+		}
+	}
+	if (impl < 0)
+		die("command line: --mode is required (see --help)");
+	lat = calloc((size_t)iters, sizeof(*lat));
+	if (!lat)
+		die("out of memory");
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		fprintf(stderr, "%s: mlockall: %s (continuing)\n", prog, strerror(errno));
+	sync_init(&S, impl);
+	sem_init(&sem_m, 0, 0);
+	sem_init(&sem_next, 0, 0);
+	pin_fifo_self(80);
+	th = spawn_fifo(thr_h, NULL, 60);
+	tm = spawn_fifo(thr_m, NULL, 40);
+	tl = spawn_fifo(thr_l, NULL, 20);
+	pthread_join(tl, NULL);
+	pthread_join(th, NULL);
+	atomic_store(&quit, 1);
+	sem_post(&sem_m);
+	pthread_join(tm, NULL);
+
+	if (data) {
+		FILE *f = fopen(data, "w");
+
+		if (!f)
+			die("%s: %s", data, strerror(errno));
+		for (long i = 0; i < iters; i++)
+			fprintf(f, "%llu\n", (unsigned long long)lat[i]);
+		fclose(f);
+	}
+	double mean = 0;
+
+	for (long i = 0; i < iters; i++)
+		mean += (double)lat[i];
+	mean /= (double)iters;
+	qsort(lat, (size_t)iters, sizeof(*lat), cmp_u64);
+	long p99i = (long)ceil(0.99 * (double)iters) - 1;
+	double us_min = lat[0] / 1e3, us_med = lat[iters / 2] / 1e3,
+	       us_p99 = lat[p99i] / 1e3, us_max = lat[iters - 1] / 1e3;
+
+	printf("mode=%s n=%ld hog_us=%ld gap_us=%ld min_us=%.1f median_us=%.1f p99_us=%.1f "
+	       "max_us=%.1f mean_us=%.1f cpu=%d\n", impl_names[impl], iters, hog_us, gap_us,
+	       us_min, us_med, us_p99, us_max, mean / 1e3, g_cpu);
+	if (json) {
+		FILE *f = fopen(json, "w");
+
+		if (!f)
+			die("%s: %s", json, strerror(errno));
+		fprintf(f, "{\"mode\": \"%s\", \"n\": %ld, \"hog_us\": %ld, \"gap_us\": %ld, "
+			"\"min_us\": %.1f, \"median_us\": %.1f, \"p99_us\": %.1f, "
+			"\"max_us\": %.1f, \"mean_us\": %.1f, \"cpu\": %d}\n",
+			impl_names[impl], iters, hog_us, gap_us, us_min, us_med, us_p99,
+			us_max, mean / 1e3, g_cpu);
+		fclose(f);
+	}
+	return 0;
+}
