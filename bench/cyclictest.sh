@@ -49,6 +49,9 @@ scenario() {
 
 # The kernel's view: wake-up latency of the FIFO 99 threads, in us.
 hist_setup() {
+	# waking and switching happen on different CPUs: use a clock that is
+	# monotonic across CPUs ("local" is per CPU and can run backwards)
+	echo mono >$T/trace_clock || return 1
 	echo 'wakeup_lat pid_t pid; u64 lat' >>$T/synthetic_events || return 1
 	echo 'hist:keys=pid:ts0=common_timestamp.usecs if prio == 0' >>$T/events/sched/sched_waking/trigger || return 1
 	echo 'hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_waking).trace(wakeup_lat,next_pid,$lat) if next_prio == 0' >>$T/events/sched/sched_switch/trigger || return 1
@@ -59,10 +62,11 @@ hist_teardown() {
 	echo '!hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_waking).trace(wakeup_lat,next_pid,$lat) if next_prio == 0' >>$T/events/sched/sched_switch/trigger
 	echo '!hist:keys=pid:ts0=common_timestamp.usecs if prio == 0' >>$T/events/sched/sched_waking/trigger
 	echo '!wakeup_lat' >>$T/synthetic_events
+	echo local >$T/trace_clock
 }
 
 kver=$(uname -r)
-echo "# kernel $kver, accel ${RTLAB_ACCEL:-?}, $(grep -c ^processor /proc/cpuinfo) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), trace_clock $(sed 's/.*\[\(.*\)\].*/\1/' $T/trace_clock)"
+echo "# kernel $kver, accel ${RTLAB_ACCEL:-?}, $(grep -c ^processor /proc/cpuinfo) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), wake-up histogram trace_clock mono"
 echo "# cyclictest -m -S -p 99 -i 1000 -D $D -h $H; load: hackbench -g 4 -l 1000000 (SCHED_OTHER)"
 
 scenario idle
@@ -95,7 +99,10 @@ get() { sed -n "s/.* $2=\([0-9.]*\).*/\1/p; s/^$2=\([0-9.]*\).*/\1/p" "$out/stat
 		echo "| cyclictest $s | $(get $s samples) | $(get $s min) | $(get $s avg) | $(get $s p99) | $(get $s max) |"
 	done
 	if [ -s "$out/wakeup-hist-load.txt" ]; then
-		awk '/lat:/ { l = $2; h = $4; n += h; sum += l * h; if (l > m) m = l; c[NR] = l; w[NR] = h }
+		# hist lines: "{ lat:         15 } hitcount:          3"
+		# a switch in matched against a stale waking can give a wrapped u64:
+		# anything over 10 s is not a wake-up latency and is left out
+		awk '/lat:/ { l = $3 + 0; h = $6 + 0; if (l > 1e7) next; n += h; sum += l * h; if (l > m) m = l; c[NR] = l; w[NR] = h }
 			END { if (n) { t = n * 0.99; a = 0; for (i = 1; i <= NR; i++) if (i in c) { a += w[i]; if (a >= t) { p = c[i]; break } }
 			printf "| kernel wake-up (hist trigger) load | %d | - | %.1f | %d | %d |\n", n, sum / n, p, m } }' \
 			"$out/wakeup-hist-load.txt"
