@@ -14,6 +14,30 @@ out=$build/initramfs
 root=$out/root
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
+# variant_archive V: $out/V.cpio = common.cpio + the test modules built for
+# kernel variant V (kernel/scripts/build-modules.sh), if any
+variant_archive() {
+	local v=$1 m=$build/out/$1/rtlab-modules tmpd
+	if [ -d "$m" ] && [ -n "$(ls -A "$m" 2>/dev/null)" ]; then
+		tmpd=$(mktemp -d)
+		chmod 0755 "$tmpd"	# its "." entry becomes the guest's / (mktemp makes it 0700)
+		mkdir -p "$tmpd/rtlab/modules"
+		cp "$m"/*.ko "$tmpd/rtlab/modules/"
+		(cd "$tmpd" && find . -print0 | sort -z | cpio --null -o -H newc --quiet -R 0:0) >"$tmpd/mods.cpio"
+		cat "$out/common.cpio" "$tmpd/mods.cpio" >"$out/$v.cpio"
+		rm -rf "$tmpd"
+	else
+		cp "$out/common.cpio" "$out/$v.cpio"
+	fi
+}
+
+# --variant V: only (re)make V.cpio from the existing common.cpio
+if [ "${1:-}" = --variant ]; then
+	[ -f "$out/common.cpio" ] || die "no $out/common.cpio (make initramfs)"
+	variant_archive "${2:?--variant needs a kernel variant}"
+	exit 0
+fi
+
 # Debian programs the guest tests use; the first group is required.
 required=(/bin/busybox /usr/bin/cyclictest /usr/bin/hackbench /usr/bin/pi_stress)
 optional=(/usr/bin/oslat /usr/bin/signaltest /usr/bin/cyclicdeadline
@@ -111,19 +135,7 @@ rm -rf "$root"
 mv "$r" "$root"
 trap - EXIT
 
-# Per variant: append the modules built for it (kernel/scripts/build-modules.sh)
 for v in rt rt-debug; do
-	m=$build/out/$v/rtlab-modules
-	if [ -d "$m" ] && [ -n "$(ls -A "$m" 2>/dev/null)" ]; then
-		tmpd=$(mktemp -d)
-		chmod 0755 "$tmpd"	# its "." entry becomes the guest's / (mktemp makes it 0700)
-		mkdir -p "$tmpd/rtlab/modules"
-		cp "$m"/*.ko "$tmpd/rtlab/modules/"
-		(cd "$tmpd" && find . -print0 | sort -z | cpio --null -o -H newc --quiet -R 0:0) >"$tmpd/mods.cpio"
-		cat "$out/common.cpio" "$tmpd/mods.cpio" >"$out/$v.cpio"
-		rm -rf "$tmpd"
-	else
-		cp "$out/common.cpio" "$out/$v.cpio"
-	fi
+	variant_archive "$v"
 done
 echo "mkinitramfs: $out/{rt,rt-debug}.cpio ($(du -h "$out/common.cpio" | cut -f1) common)"

@@ -22,12 +22,5 @@ patch -d "$tree" -p1 -R --batch --no-backup-if-mismatch -s <"$patch"
 trap 'patch -d "$tree" -p1 --batch --no-backup-if-mismatch -s <"$patch"' EXIT
 FRAGMENT=$base "$top/kernel/scripts/build-kernel.sh" "$variant"
 "$top/kernel/scripts/build-modules.sh" "$variant"
-m=$build/out/$variant/rtlab-modules
-tmpd=$(mktemp -d)
-chmod 0755 "$tmpd"	# its "." entry becomes the guest's / (mktemp makes it 0700)
-mkdir -p "$tmpd/rtlab/modules"
-cp "$m"/*.ko "$tmpd/rtlab/modules/"
-(cd "$tmpd" && find . -print0 | sort -z | cpio --null -o -H newc --quiet -R 0:0) >"$tmpd/mods.cpio"
-cat "$build/initramfs/common.cpio" "$tmpd/mods.cpio" >"$build/initramfs/$variant.cpio"
-rm -rf "$tmpd"
+"$top/vm/mkinitramfs.sh" --variant "$variant"
 echo "build-without: kernel $variant (series without $(basename "$patch")) ready"
