@@ -37,7 +37,8 @@ cfg=$build/out/$variant.cfg
 rm -rf "$cfg"
 mkdir -p "$cfg" "$out"
 "${kmake[@]}" O="$cfg" tinyconfig >/dev/null
-"$tree/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" "${frags[@]}" >"$cfg/merge.log" 2>&1 ||
+# merge_config.sh leaves temporary files in the current directory
+(cd "$cfg" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" "${frags[@]}") >"$cfg/merge.log" 2>&1 ||
 	{ cat "$cfg/merge.log" >&2; die "merge_config failed"; }
 "${kmake[@]}" O="$cfg" olddefconfig >/dev/null
 
