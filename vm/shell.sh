@@ -11,7 +11,7 @@ d=$build/run/shell
 mkdir -p "$d/out"
 q=(qemu-system-x86_64 -machine pc -m "${MEM:-1024}" -smp "${CPUS:-2}" -no-reboot -nographic
 	-kernel "$build/out/$kernel/arch/x86/boot/bzImage" -initrd "$build/initramfs/$kernel.cpio"
-	-append "console=ttyS0,115200 rtlab.mode=shell rtlab.kernel=$kernel rtlab.accel=$accel"
+	-append "console=ttyS0,115200 pci=noacpi rtlab.mode=shell rtlab.kernel=$kernel rtlab.accel=$accel"
 	-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout" -nic none)
 if [ "$accel" = kvm ]; then q+=(-accel kvm -cpu host); else q+=(-accel tcg,thread=multi -cpu max); fi
 i=0
