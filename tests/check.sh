@@ -53,8 +53,15 @@ if [ "$host_only" = 0 ]; then
 	phase "guest tests"
 	mapfile -t gt < <(ls tests/guest/* | grep -v '/lib\.sh$' | sort)
 	vm/run-tests.sh --suite guest "${gt[@]}" >"$results/guest.log" 2>&1
-	cat "$build"/run/guest/*/result.tap >"$results/guest.tap"
-	grep -E '^not ok' "$results/guest.tap" | sed 's/^/   /'
+	# one TAP file per boot: each has its own plan line
+	n=0
+	for r in "$build"/run/guest/*/result.tap; do
+		[ -f "$r" ] || continue
+		n=$((n + 1))
+		cp "$r" "$results/guest-$(basename "$(dirname "$r")").tap"
+	done
+	[ "$n" -gt 0 ] || fail_suite guest "guest tests: no boot produced results (build/results/guest.log)"
+	grep -hE '^not ok' "$results"/guest*.tap | sed 's/^/   /'
 
 	phase "harness self-tests"
 	tests/harness-selftest.sh >"$results/selftest.tap" 2>&1
