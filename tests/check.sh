@@ -77,4 +77,9 @@ if [ "$host_only" = 0 ]; then
 fi
 
 phase "done"
+# every failure again, next to the tally: a CI log is often cut in the middle
+if grep -q '^not ok' "$results"/*.tap 2>/dev/null; then
+	echo "== failures"
+	grep -H '^not ok' "$results"/*.tap | sed "s|^$results/|   |"
+fi
 "$labcheck" tally "$results"/*.tap

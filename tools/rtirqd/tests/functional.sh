@@ -31,10 +31,10 @@ check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 pol() { sed 's/.*) //' "/proc/$HPID/task/$1/stat" | awk '{print $39, $38}'; }
 cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$HPID/task/$1/status"; }
 tid_of() { awk -v n="$1" '$2 == n {print $1}' "$W/helper.out" | tail -n 1; }
-# wait_for CMD...: retry for up to 5 s
+# wait_for CMD...: retry for up to 10 s (a loaded CI machine is slow)
 wait_for() {
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 200 ]; do
 		"$@" && return 0
 		sleep 0.05
 		i=$((i + 1))
@@ -299,7 +299,7 @@ L=$(late $n_late)
 DPID=$!
 wait_for log_has "$W/fd.log" "ready:"
 check "irq path daemon: the start-up pass sets the existing irq threads" has_pol "$X" "1 45"
-sleep 0.4	# past the 20/200 ms re-checks of the start-up pass
+sleep 1	# well past the 20/200 ms re-checks of the start-up pass
 chrt -o -p 0 "$X"
 echo "$L late-device primary" >"$F/sys/kernel/irq/7/threads"
 # created but not run yet: still SCHED_OTHER, its FIFO 50 default to come
