@@ -6,6 +6,8 @@
 #
 # Each test file may carry a header line
 #   # rtlab: kernel=rt-debug cpus=2 mem=512 timeout=120 nics=e1000e,e1000 tpm=no
+# and optionally devices=edu,pci-testdev (extra QEMU devices given by name
+# only, no options: one "-device NAME" each; default none).
 # Tests that ask for the same machine share a boot, in the order given.
 # When a test hangs or kills the guest, the harness reports it failed (with
 # the console tail) and boots again for the tests after it.  The TAP of
@@ -48,7 +50,7 @@ hdr() {
 machine_of() {
 	local f=$1 k
 	k=${force_kernel:-$(hdr "$f" kernel "$([ "$dir" = bench ] && echo rt || echo rt-debug)")}
-	echo "$k c$(hdr "$f" cpus 2) m$(hdr "$f" mem 512) n$(hdr "$f" nics none) t$(hdr "$f" tpm no)"
+	echo "$k c$(hdr "$f" cpus 2) m$(hdr "$f" mem 512) n$(hdr "$f" nics none) t$(hdr "$f" tpm no) d$(hdr "$f" devices none)"
 }
 
 # Group the tests by machine, keeping the order of first appearance.
@@ -56,6 +58,9 @@ declare -A group_tests
 order=()
 for f in "$@"; do
 	[ -f "$f" ] || { echo "run-tests: $f: no such test" >&2; exit 2; }
+	case "$(hdr "$f" devices none)" in
+	*[!a-z0-9,_.-]*) echo "run-tests: $f: devices= takes device names only (a-z 0-9 _ . -, comma-separated)" >&2; exit 2 ;;
+	esac
 	m=$(machine_of "$f")
 	[ -n "${group_tests[$m]+x}" ] || order+=("$m")
 	group_tests[$m]="${group_tests[$m]:-} $f"
@@ -83,9 +88,9 @@ stop_swtpm() {
 	rm -f "$d/tpm/pid"
 }
 
-# boot DIR KERNEL CPUS MEM NICS TPM TESTS...: one QEMU run of the given tests
+# boot DIR KERNEL CPUS MEM NICS TPM DEVICES TESTS...: one QEMU run of the given tests
 boot() {
-	local d=$1 kernel=$2 cpus=$3 mem=$4 nics=$5 tpm=$6; shift 6
+	local d=$1 kernel=$2 cpus=$3 mem=$4 nics=$5 tpm=$6 devices=$7; shift 7
 	local names=() timeouts=() total=0 f t
 	for f in "$@"; do
 		names+=("$(basename "$f")")
@@ -114,11 +119,16 @@ boot() {
 	else
 		q+=(-accel tcg,thread=multi -cpu max)
 	fi
-	local i=0 nic
+	local i=0 nic dev
 	if [ "$nics" != none ]; then
 		for nic in ${nics//,/ }; do
 			q+=(-netdev "hubport,id=hp$i,hubid=0" -device "$nic,netdev=hp$i,mac=52:54:00:12:34:$((10 + i))")
 			i=$((i + 1))
+		done
+	fi
+	if [ "$devices" != none ]; then
+		for dev in ${devices//,/ }; do
+			q+=(-device "$dev")
 		done
 	fi
 	if [ "$tpm" = yes ]; then
@@ -150,17 +160,18 @@ boot() {
 }
 
 for m in "${order[@]}"; do
-	read -r kernel c mm n tp <<<"$m"
-	cpus=${c#c} mem=${mm#m} nics=${n#n} tpm=${tp#t}
+	read -r kernel c mm n tp dv <<<"$m"
+	cpus=${c#c} mem=${mm#m} nics=${n#n} tpm=${tp#t} devices=${dv#d}
 	read -ra remaining <<<"${group_tests[$m]}"
 	mname=$kernel-c$cpus-m$mem${nics/#none/}-t$tpm
+	[ "$devices" = none ] || mname+=-$devices
 	mname=${mname//,/+}
 	nboot=0
 	while [ ${#remaining[@]} -gt 0 ]; do
 		nboot=$((nboot + 1))
 		d=$rundir/$mname-$nboot
 		mkdir -p "$d"
-		boot "$d" "$kernel" "$cpus" "$mem" "$nics" "$tpm" "${remaining[@]}" || { overall=1; break; }
+		boot "$d" "$kernel" "$cpus" "$mem" "$nics" "$tpm" "$devices" "${remaining[@]}" || { overall=1; break; }
 		names=()
 		for f in "${remaining[@]}"; do names+=("$(basename "$f")"); done
 		"$labcheck" guest --console "$d/console.log" --outdir "$d/out" \
