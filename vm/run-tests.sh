@@ -106,8 +106,11 @@ boot() {
 	local run=$(IFS=,; echo "${names[*]}") tos=$(IFS=,; echo "${timeouts[*]}")
 	# pci=noacpi: IRQ routing from the BIOS table; evaluating the i440fx
 	# _PRT method in AML takes tens of seconds under TCG and, on a loaded
-	# host, hits ACPI's loop time-out, leaving virtio without an IRQ
-	local append="console=ttyS0,115200 panic=-1 softlockup_panic=0 pci=noacpi rtlab.mode=test"
+	# host, hits ACPI's loop time-out, leaving virtio without an IRQ.
+	# With it the BIOS's BARs conflict with the PNP0A03 window and are
+	# reassigned from the whole address space: a 1 MB BAR (edu) landed on
+	# the local APIC at 0xfee00000.  memmap= reserves that megabyte.
+	local append="console=ttyS0,115200 panic=-1 softlockup_panic=0 pci=noacpi memmap=1M\$0xfee00000 rtlab.mode=test"
 	append+=" rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos rtlab.kernel=$kernel rtlab.accel=$accel$envs"
 	[ "$accel" = kvm ] || append+=" tsc=reliable"
 	local q=(qemu-system-x86_64 -machine pc -m "$mem" -smp "$cpus" -no-reboot
