@@ -7,7 +7,11 @@
 # Each test file may carry a header line
 #   # rtlab: kernel=rt-debug cpus=2 mem=512 timeout=120 nics=e1000e,e1000 tpm=no
 # and optionally devices=edu,pci-testdev (extra QEMU devices given by name
-# only, no options: one "-device NAME" each; default none).
+# only, no options: one "-device NAME" each; default none) and
+# qemu_trace=EVENT[,EVENT...] (QEMU trace events, patterns as in
+# "qemu-system-x86_64 -trace help", enabled for the whole boot and logged
+# to out/qemu-trace.log in the boot's directory, which the guest reads
+# through the 9p share at $RTLAB_QEMU_TRACE; default none).
 # Tests that ask for the same machine share a boot, in the order given.
 # When a test hangs or kills the guest, the harness reports it failed (with
 # the console tail) and boots again for the tests after it.  The TAP of
@@ -50,7 +54,7 @@ hdr() {
 machine_of() {
 	local f=$1 k
 	k=${force_kernel:-$(hdr "$f" kernel "$([ "$dir" = bench ] && echo rt || echo rt-debug)")}
-	echo "$k c$(hdr "$f" cpus 2) m$(hdr "$f" mem 512) n$(hdr "$f" nics none) t$(hdr "$f" tpm no) d$(hdr "$f" devices none)"
+	echo "$k c$(hdr "$f" cpus 2) m$(hdr "$f" mem 512) n$(hdr "$f" nics none) t$(hdr "$f" tpm no) d$(hdr "$f" devices none) q$(hdr "$f" qemu_trace none)"
 }
 
 # Group the tests by machine, keeping the order of first appearance.
@@ -60,6 +64,9 @@ for f in "$@"; do
 	[ -f "$f" ] || { echo "run-tests: $f: no such test" >&2; exit 2; }
 	case "$(hdr "$f" devices none)" in
 	*[!a-z0-9,_.-]*) echo "run-tests: $f: devices= takes device names only (a-z 0-9 _ . -, comma-separated)" >&2; exit 2 ;;
+	esac
+	case "$(hdr "$f" qemu_trace none)" in
+	*[!a-z0-9,_*]*) echo "run-tests: $f: qemu_trace= takes trace event names or patterns (a-z 0-9 _ *, comma-separated)" >&2; exit 2 ;;
 	esac
 	m=$(machine_of "$f")
 	[ -n "${group_tests[$m]+x}" ] || order+=("$m")
@@ -88,9 +95,9 @@ stop_swtpm() {
 	rm -f "$d/tpm/pid"
 }
 
-# boot DIR KERNEL CPUS MEM NICS TPM DEVICES TESTS...: one QEMU run of the given tests
+# boot DIR KERNEL CPUS MEM NICS TPM DEVICES QEMU_TRACE TESTS...: one QEMU run of the given tests
 boot() {
-	local d=$1 kernel=$2 cpus=$3 mem=$4 nics=$5 tpm=$6 devices=$7; shift 7
+	local d=$1 kernel=$2 cpus=$3 mem=$4 nics=$5 tpm=$6 devices=$7 qtrace=$8; shift 8
 	local names=() timeouts=() total=0 f t
 	for f in "$@"; do
 		names+=("$(basename "$f")")
@@ -113,6 +120,7 @@ boot() {
 	local append="console=ttyS0,115200 panic=-1 softlockup_panic=0 pci=noacpi memmap=1M\$0xfee00000 rtlab.mode=test"
 	append+=" rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos rtlab.kernel=$kernel rtlab.accel=$accel$envs"
 	[ "$accel" = kvm ] || append+=" tsc=reliable"
+	[ "$qtrace" = none ] || append+=" rtlab.env.RTLAB_QEMU_TRACE=/rtlab/out/qemu-trace.log"
 	local q=(qemu-system-x86_64 -machine pc -m "$mem" -smp "$cpus" -no-reboot
 		-display none -monitor none -kernel "$bz" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
@@ -139,6 +147,10 @@ boot() {
 		q+=(-chardev "socket,id=chrtpm,path=$d/tpm/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
 			-device tpm-tis,tpmdev=tpm0)
 	fi
+	if [ "$qtrace" != none ]; then
+		tr ',' '\n' <<<"$qtrace" >"$d/trace-events"
+		q+=(-trace "events=$d/trace-events,file=$d/out/qemu-trace.log")
+	fi
 	if [ "$verbose" = 1 ]; then
 		q+=(-chardev "stdio,id=con,logfile=$d/console.log,signal=off" -serial chardev:con)
 	else
@@ -163,18 +175,19 @@ boot() {
 }
 
 for m in "${order[@]}"; do
-	read -r kernel c mm n tp dv <<<"$m"
-	cpus=${c#c} mem=${mm#m} nics=${n#n} tpm=${tp#t} devices=${dv#d}
+	read -r kernel c mm n tp dv qt <<<"$m"
+	cpus=${c#c} mem=${mm#m} nics=${n#n} tpm=${tp#t} devices=${dv#d} qtrace=${qt#q}
 	read -ra remaining <<<"${group_tests[$m]}"
 	mname=$kernel-c$cpus-m$mem${nics/#none/}-t$tpm
 	[ "$devices" = none ] || mname+=-$devices
+	[ "$qtrace" = none ] || mname+=-qtrace
 	mname=${mname//,/+}
 	nboot=0
 	while [ ${#remaining[@]} -gt 0 ]; do
 		nboot=$((nboot + 1))
 		d=$rundir/$mname-$nboot
 		mkdir -p "$d"
-		boot "$d" "$kernel" "$cpus" "$mem" "$nics" "$tpm" "$devices" "${remaining[@]}" || { overall=1; break; }
+		boot "$d" "$kernel" "$cpus" "$mem" "$nics" "$tpm" "$devices" "$qtrace" "${remaining[@]}" || { overall=1; break; }
 		names=()
 		for f in "${remaining[@]}"; do names+=("$(basename "$f")"); done
 		"$labcheck" guest --console "$d/console.log" --outdir "$d/out" \
