@@ -1,0 +1,1144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tpm_tis_test - guest-side proof that tpm_tis on PREEMPT_RT follows every
+ * MMIO write to the TPM with a read of TPM_ACCESS(0) (tpm_tis_flush(), seed
+ * 003, mainline since 6.4), while real TPM 2.0 commands keep working.
+ *
+ *   tpm_tis_test cmds [-d DEV] [-n ROUNDS] [-m] [-c COUNTS]
+ *	Sends real TPM 2.0 commands through DEV (default /dev/tpm0) and checks
+ *	every answer strictly: a full TPM2_SelfTest and TPM2_GetTestResult,
+ *	then ROUNDS rounds of SelfTest, GetRandom (size, differs from the last
+ *	one), PCR_Read of the SHA-256 bank (PCRs 0-7 stable, digest sizes),
+ *	PCR_Extend of PCR 16 checked against SHA-256(old || digest) computed
+ *	here, and GetCapability (TPM_PT_FAMILY_INDICATOR is "2.0").  -m wraps
+ *	the run in two marker commands (a GetCapability of the unused property
+ *	0x52544c41 "RTLA" before, 0x52544c5a "RTLZ" after) that the trace
+ *	checker below finds; -c writes how many commands of each code were
+ *	sent, markers included.
+ *
+ *   tpm_tis_test qtrace [-e COUNTS] QEMU_TRACE
+ *	Reads QEMU's log of the tpm-tis device (trace events tpm_tis_mmio_read
+ *	and tpm_tis_mmio_write): the host-side view of every register access.
+ *	It rebuilds the commands from the bytes written to the data FIFO,
+ *	finds the window between the two markers and asserts that in it every
+ *	write to the TPM is followed, as the very next access, by a 1-byte
+ *	read of offset 0x000 (TPM_ACCESS(0)), and that the commands in it are
+ *	exactly those that COUNTS lists.  Before and after the window
+ *	(firmware, the kernel's probe) it only reports, per command, whether
+ *	its writes were flushed.
+ *
+ * The guest-side view comes from the kernel module rtlab_tpmflush.
+ *
+ * Prints "# " diagnostics and "key=value" summary lines; exits 0 when what
+ * it checks holds, 1 when it does not, 2 on bad usage or a setup error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+/* TPM 2.0 (TCG TPM 2.0 Library, Part 2) */
+#define TPM_ST_NO_SESSIONS	0x8001
+#define TPM_ST_SESSIONS		0x8002
+#define TPM_CC_SELFTEST		0x00000143
+#define TPM_CC_GETCAPABILITY	0x0000017a
+#define TPM_CC_GETRANDOM	0x0000017b
+#define TPM_CC_GETTESTRESULT	0x0000017c
+#define TPM_CC_PCR_READ		0x0000017e
+#define TPM_CC_PCR_EXTEND	0x00000182
+#define TPM_RS_PW		0x40000009
+#define TPM_ALG_SHA256		0x000b
+#define TPM_CAP_TPM_PROPERTIES	0x00000006
+#define TPM_PT_FAMILY_INDICATOR	0x00000100
+#define FAMILY_2_0		0x322e3000	/* "2.0\0" */
+#define MARK_START		0x52544c41	/* "RTLA" */
+#define MARK_END		0x52544c5a	/* "RTLZ" */
+#define SHA256_LEN		32
+#define RANDOM_LEN		32
+#define PCR_EXT			16
+#define HDR			10
+#define BUFSZ			4096
+
+/* TPM interface (TIS / PC Client PTP) register offsets in a locality page */
+#define REG_ACCESS	0x000
+#define REG_STS		0x018
+#define REG_FIFO	0x024
+#define STS_GO		0x20
+#define STS_READY	0x40
+
+static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("tpm_tis_test: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+/* ---- command counts shared by the sender and the checkers ------------- */
+
+struct cc_count {
+	uint32_t cc;
+	unsigned long n;
+};
+
+#define MAX_CC 64
+struct cc_table {
+	struct cc_count e[MAX_CC];
+	int len;
+};
+
+static void cc_add(struct cc_table *t, uint32_t cc)
+{
+	for (int i = 0; i < t->len; i++) {
+		if (t->e[i].cc == cc) {
+			t->e[i].n++;
+			return;
+		}
+	}
+	if (t->len == MAX_CC)
+		die(1, "more than %d distinct command codes", MAX_CC);
+	t->e[t->len].cc = cc;
+	t->e[t->len].n = 1;
+	t->len++;
+}
+
+static unsigned long cc_get(const struct cc_table *t, uint32_t cc)
+{
+	for (int i = 0; i < t->len; i++)
+		if (t->e[i].cc == cc)
+			return t->e[i].n;
+	return 0;
+}
+
+static unsigned long cc_total(const struct cc_table *t)
+{
+	unsigned long s = 0;
+
+	for (int i = 0; i < t->len; i++)
+		s += t->e[i].n;
+	return s;
+}
+
+static const char *cc_name(uint32_t cc)
+{
+	switch (cc) {
+	case TPM_CC_SELFTEST: return "SelfTest";
+	case TPM_CC_GETCAPABILITY: return "GetCapability";
+	case TPM_CC_GETRANDOM: return "GetRandom";
+	case TPM_CC_GETTESTRESULT: return "GetTestResult";
+	case TPM_CC_PCR_READ: return "PCR_Read";
+	case TPM_CC_PCR_EXTEND: return "PCR_Extend";
+	default: return "other";
+	}
+}
+
+static void cc_print(const char *what, const struct cc_table *t)
+{
+	for (int i = 0; i < t->len; i++)
+		printf("%s cc=0x%08x name=%s n=%lu\n", what, t->e[i].cc,
+		       cc_name(t->e[i].cc), t->e[i].n);
+}
+
+/* COUNTS file: lines "cc=0x... name=... n=..." (what cmds -c writes) */
+static void cc_load(const char *path, struct cc_table *t)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+	int lineno = 0;
+
+	if (!f)
+		die(2, "%s: %s", path, strerror(errno));
+	t->len = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int cc;
+		unsigned long n;
+		char name[64];
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "cc=%x name=%63s n=%lu", &cc, name, &n) != 3)
+			die(2, "%s:%d: expected \"cc=0x... name=... n=...\"", path, lineno);
+		if (cc_get(t, cc))
+			die(2, "%s:%d: command code 0x%08x listed twice", path, lineno, cc);
+		cc_add(t, cc);
+		t->e[t->len - 1].n = n;
+	}
+	fclose(f);
+	if (t->len == 0)
+		die(2, "%s: no counts", path);
+}
+
+/* ---- big-endian buffers ------------------------------------------------- */
+
+struct buf {
+	uint8_t b[BUFSZ];
+	size_t len;
+};
+
+static void put8(struct buf *m, uint8_t v)
+{
+	if (m->len >= BUFSZ)
+		die(2, "command buffer overflow");
+	m->b[m->len++] = v;
+}
+
+static void put16(struct buf *m, uint16_t v)
+{
+	put8(m, v >> 8);
+	put8(m, v & 0xff);
+}
+
+static void put32(struct buf *m, uint32_t v)
+{
+	put16(m, v >> 16);
+	put16(m, v & 0xffff);
+}
+
+static void putbytes(struct buf *m, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put8(m, p[i]);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void cmd_begin(struct buf *m, uint16_t tag, uint32_t cc)
+{
+	m->len = 0;
+	put16(m, tag);
+	put32(m, 0);	/* size, set by cmd_end */
+	put32(m, cc);
+}
+
+static void cmd_end(struct buf *m)
+{
+	uint32_t n = (uint32_t)m->len;
+
+	m->b[2] = n >> 24;
+	m->b[3] = n >> 16;
+	m->b[4] = n >> 8;
+	m->b[5] = n;
+}
+
+/* A response being parsed: every read is bounds-checked. */
+struct rsp {
+	const uint8_t *p;
+	size_t len, off;
+	const char *what;
+	bool bad;
+};
+
+static bool need(struct rsp *r, size_t n)
+{
+	if (r->bad)
+		return false;
+	if (r->off + n > r->len) {
+		diag("%s: response too short (%zu bytes, wanted %zu more at %zu)",
+		     r->what, r->len, n, r->off);
+		r->bad = true;
+		return false;
+	}
+	return true;
+}
+
+static uint8_t take8(struct rsp *r)
+{
+	return need(r, 1) ? r->p[r->off++] : 0;
+}
+
+static uint16_t take16(struct rsp *r)
+{
+	uint16_t v = 0;
+
+	if (need(r, 2)) {
+		v = get16(r->p + r->off);
+		r->off += 2;
+	}
+	return v;
+}
+
+static uint32_t take32(struct rsp *r)
+{
+	uint32_t v = 0;
+
+	if (need(r, 4)) {
+		v = get32(r->p + r->off);
+		r->off += 4;
+	}
+	return v;
+}
+
+static const uint8_t *takebytes(struct rsp *r, size_t n)
+{
+	const uint8_t *p = NULL;
+
+	if (need(r, n)) {
+		p = r->p + r->off;
+		r->off += n;
+	}
+	return p;
+}
+
+/* expect: a response field must have a value */
+static bool expect(struct rsp *r, const char *field, unsigned long got, unsigned long want)
+{
+	if (r->bad)
+		return false;
+	if (got != want) {
+		diag("%s: %s is 0x%lx, expected 0x%lx", r->what, field, got, want);
+		r->bad = true;
+		return false;
+	}
+	return true;
+}
+
+/* the whole response must have been consumed */
+static bool rsp_done(struct rsp *r)
+{
+	if (r->bad)
+		return false;
+	if (r->off != r->len) {
+		diag("%s: %zu trailing bytes in the response", r->what, r->len - r->off);
+		r->bad = true;
+		return false;
+	}
+	return true;
+}
+
+/* ---- the sender --------------------------------------------------------- */
+
+static int tpm_fd = -1;
+static struct cc_table sent;
+static unsigned long errors, bytes_sent, timeouts;
+static bool last_timed_out;	/* the last transact() failed with ETIME, not yet counted as an error */
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	errors++;
+	fputs("# FAIL: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/*
+ * Send one command, read its response, check the header (tag, size equal
+ * to what read() returned, response code).  Returns false (and counts an
+ * error) when any of it is wrong; on success *r is set to parse the body.
+ *
+ * ETIME from write() is the kernel giving up on the TPM's answer after the
+ * command's duration (750 ms for most, "Operation Timed out"): under TCG
+ * on a loaded host a vCPU can stall that long between two status polls.
+ * It is counted apart: a command without side effects is sent again (at
+ * most twice); for PCR_Extend (resend == 0) the caller finds out from
+ * PCR 16 whether it ran.  A second timeout in a row is an error.
+ */
+static bool transact_once(const struct buf *cmd, struct buf *resp, uint16_t want_tag,
+			  const char *what, struct rsp *r, int resend)
+{
+	ssize_t n;
+	uint32_t cc = get32(cmd->b + 6);
+
+	last_timed_out = false;
+	cc_add(&sent, cc);
+	bytes_sent += cmd->len;
+	n = write(tpm_fd, cmd->b, cmd->len);
+	if (n < 0 && errno == ETIME) {
+		timeouts++;
+		diag("%s: ETIME, no answer within the command's duration (%lu so far)%s",
+		     what, timeouts, resend ? "; sending it again" : "");
+		if (resend)
+			return transact_once(cmd, resp, want_tag, what, r, resend - 1);
+		last_timed_out = true;
+		return false;
+	}
+	if (n != (ssize_t)cmd->len) {
+		fail("%s: write: %zd of %zu bytes (%s)", what, n, cmd->len,
+		     n < 0 ? strerror(errno) : "short");
+		return false;
+	}
+	n = read(tpm_fd, resp->b, sizeof(resp->b));
+	if (n < 0) {
+		fail("%s: read: %s", what, strerror(errno));
+		return false;
+	}
+	resp->len = (size_t)n;
+	*r = (struct rsp){ .p = resp->b, .len = resp->len, .what = what };
+	if (resp->len < HDR) {
+		fail("%s: response of %zu bytes, shorter than a header", what, resp->len);
+		return false;
+	}
+	uint16_t tag = take16(r);
+	uint32_t size = take32(r);
+	uint32_t rc = take32(r);
+
+	if (rc != 0) {
+		fail("%s: response code 0x%08x", what, rc);
+		return false;
+	}
+	if (size != resp->len) {
+		fail("%s: header size %u but read() returned %zu bytes", what, size, resp->len);
+		return false;
+	}
+	if (tag != want_tag) {
+		fail("%s: tag 0x%04x, expected 0x%04x", what, tag, want_tag);
+		return false;
+	}
+	return true;
+}
+
+static bool transact(const struct buf *cmd, struct buf *resp, uint16_t want_tag,
+		     const char *what, struct rsp *r)
+{
+	bool ok = transact_once(cmd, resp, want_tag, what, r,
+				get32(cmd->b + 6) == TPM_CC_PCR_EXTEND ? 0 : 2);
+
+	/* resent commands that timed out every time: an error */
+	if (last_timed_out && get32(cmd->b + 6) != TPM_CC_PCR_EXTEND) {
+		fail("%s: no answer, three times in a row", what);
+		last_timed_out = false;
+	}
+	return ok;
+}
+
+static bool check_done(struct rsp *r)
+{
+	if (!rsp_done(r)) {
+		errors++;
+		return false;
+	}
+	return true;
+}
+
+static bool tpm_selftest(bool full)
+{
+	struct buf c, resp;
+	struct rsp r;
+
+	cmd_begin(&c, TPM_ST_NO_SESSIONS, TPM_CC_SELFTEST);
+	put8(&c, full ? 1 : 0);
+	cmd_end(&c);
+	if (!transact(&c, &resp, TPM_ST_NO_SESSIONS, full ? "SelfTest(full)" : "SelfTest", &r))
+		return false;
+	return check_done(&r);
+}
+
+static bool tpm_gettestresult(void)
+{
+	struct buf c, resp;
+	struct rsp r;
+
+	cmd_begin(&c, TPM_ST_NO_SESSIONS, TPM_CC_GETTESTRESULT);
+	cmd_end(&c);
+	if (!transact(&c, &resp, TPM_ST_NO_SESSIONS, "GetTestResult", &r))
+		return false;
+	uint16_t n = take16(&r);
+
+	takebytes(&r, n);		/* vendor-specific outData */
+	expect(&r, "testResult", take32(&r), 0);
+	return check_done(&r);
+}
+
+static bool tpm_getrandom(uint8_t out[RANDOM_LEN])
+{
+	struct buf c, resp;
+	struct rsp r;
+	const uint8_t *p;
+
+	cmd_begin(&c, TPM_ST_NO_SESSIONS, TPM_CC_GETRANDOM);
+	put16(&c, RANDOM_LEN);
+	cmd_end(&c);
+	if (!transact(&c, &resp, TPM_ST_NO_SESSIONS, "GetRandom", &r))
+		return false;
+	expect(&r, "randomBytes.size", take16(&r), RANDOM_LEN);
+	p = takebytes(&r, RANDOM_LEN);
+	if (!check_done(&r))
+		return false;
+	memcpy(out, p, RANDOM_LEN);
+	return true;
+}
+
+/* PCR_Read of the SHA-256 bank: the PCRs in mask (bit i = PCR i), at most 8 */
+static bool tpm_pcr_read(uint32_t mask, uint8_t dig[][SHA256_LEN], uint32_t *update_counter)
+{
+	struct buf c, resp;
+	struct rsp r;
+	int want = __builtin_popcount(mask);
+
+	cmd_begin(&c, TPM_ST_NO_SESSIONS, TPM_CC_PCR_READ);
+	put32(&c, 1);			/* TPML_PCR_SELECTION.count */
+	put16(&c, TPM_ALG_SHA256);
+	put8(&c, 3);			/* sizeofSelect: PCRs 0-23 */
+	put8(&c, mask & 0xff);
+	put8(&c, (mask >> 8) & 0xff);
+	put8(&c, (mask >> 16) & 0xff);
+	cmd_end(&c);
+	if (!transact(&c, &resp, TPM_ST_NO_SESSIONS, "PCR_Read", &r))
+		return false;
+	*update_counter = take32(&r);
+	expect(&r, "pcrSelectionOut.count", take32(&r), 1);
+	expect(&r, "pcrSelectionOut.hash", take16(&r), TPM_ALG_SHA256);
+	expect(&r, "pcrSelectionOut.sizeofSelect", take8(&r), 3);
+	expect(&r, "pcrSelectionOut.pcrSelect[0]", take8(&r), mask & 0xff);
+	expect(&r, "pcrSelectionOut.pcrSelect[1]", take8(&r), (mask >> 8) & 0xff);
+	expect(&r, "pcrSelectionOut.pcrSelect[2]", take8(&r), (mask >> 16) & 0xff);
+	expect(&r, "pcrValues.count", take32(&r), (unsigned long)want);
+	for (int i = 0; i < want && !r.bad; i++) {
+		const uint8_t *p;
+
+		expect(&r, "pcrValues.digests[].size", take16(&r), SHA256_LEN);
+		p = takebytes(&r, SHA256_LEN);
+		if (p)
+			memcpy(dig[i], p, SHA256_LEN);
+	}
+	return check_done(&r);
+}
+
+static bool tpm_pcr_extend(uint32_t pcr, const uint8_t d[SHA256_LEN])
+{
+	struct buf c, resp;
+	struct rsp r;
+
+	cmd_begin(&c, TPM_ST_SESSIONS, TPM_CC_PCR_EXTEND);
+	put32(&c, pcr);			/* pcrHandle */
+	put32(&c, 9);			/* authorizationSize */
+	put32(&c, TPM_RS_PW);		/* password session, empty auth */
+	put16(&c, 0);			/* nonce */
+	put8(&c, 0x01);			/* continueSession */
+	put16(&c, 0);			/* hmac (the empty password) */
+	put32(&c, 1);			/* TPML_DIGEST_VALUES.count */
+	put16(&c, TPM_ALG_SHA256);
+	putbytes(&c, d, SHA256_LEN);
+	cmd_end(&c);
+	if (!transact(&c, &resp, TPM_ST_SESSIONS, "PCR_Extend", &r))
+		return false;
+	expect(&r, "parameterSize", take32(&r), 0);
+	expect(&r, "auth.nonce.size", take16(&r), 0);
+	expect(&r, "auth.sessionAttributes", take8(&r), 0x01);
+	expect(&r, "auth.hmac.size", take16(&r), 0);
+	return check_done(&r);
+}
+
+/* GetCapability(TPM_PROPERTIES, property, 1); *value set if one came back */
+static bool tpm_getcap(uint32_t property, bool *got, uint32_t *value, const char *what)
+{
+	struct buf c, resp;
+	struct rsp r;
+	uint8_t more;
+	uint32_t count;
+
+	cmd_begin(&c, TPM_ST_NO_SESSIONS, TPM_CC_GETCAPABILITY);
+	put32(&c, TPM_CAP_TPM_PROPERTIES);
+	put32(&c, property);
+	put32(&c, 1);
+	cmd_end(&c);
+	if (!transact(&c, &resp, TPM_ST_NO_SESSIONS, what, &r))
+		return false;
+	more = take8(&r);
+	if (!r.bad && more > 1) {
+		diag("%s: moreData is %u", what, more);
+		r.bad = true;
+	}
+	expect(&r, "capability", take32(&r), TPM_CAP_TPM_PROPERTIES);
+	count = take32(&r);
+	*got = false;
+	if (!r.bad && count == 1) {
+		uint32_t p = take32(&r);
+
+		*value = take32(&r);
+		*got = true;
+		if (!r.bad && p < property) {
+			diag("%s: property 0x%x returned for a request from 0x%x", what, p, property);
+			r.bad = true;
+		}
+		if (!r.bad && p != property)
+			*got = false;	/* the next defined property, not ours */
+	} else if (!r.bad && count != 0) {
+		diag("%s: %u properties returned, asked for 1", what, count);
+		r.bad = true;
+	}
+	return check_done(&r);
+}
+
+static bool tpm_marker(uint32_t property)
+{
+	bool got;
+	uint32_t v;
+
+	if (!tpm_getcap(property, &got, &v, "GetCapability(marker)"))
+		return false;
+	if (got) {
+		fail("marker property 0x%08x exists on this TPM (value 0x%08x)", property, v);
+		return false;
+	}
+	return true;
+}
+
+static void sha256_cat(const uint8_t a[SHA256_LEN], const uint8_t b[SHA256_LEN],
+		       uint8_t out[SHA256_LEN])
+{
+	uint8_t in[2 * SHA256_LEN];
+	unsigned int n = 0;
+
+	memcpy(in, a, SHA256_LEN);
+	memcpy(in + SHA256_LEN, b, SHA256_LEN);
+	if (!EVP_Digest(in, sizeof(in), out, &n, EVP_sha256(), NULL) || n != SHA256_LEN)
+		die(2, "EVP_Digest(SHA-256) failed");
+}
+
+/* FIPS 180-4 example: SHA-256("abc"), so that the reference is known good */
+static void sha256_selfcheck(void)
+{
+	static const uint8_t want[SHA256_LEN] = {
+		0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde,
+		0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+		0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad,
+	};
+	uint8_t out[SHA256_LEN];
+	unsigned int n = 0;
+
+	if (!EVP_Digest("abc", 3, out, &n, EVP_sha256(), NULL) || n != SHA256_LEN ||
+	    memcmp(out, want, SHA256_LEN))
+		die(2, "SHA-256 of \"abc\" is wrong: the reference hash cannot be trusted");
+}
+
+static void hex(const uint8_t *p, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+}
+
+/*
+ * Extend PCR 16 with d and check its new value against SHA-256(old || d)
+ * computed here.  An extend that timed out (see transact) may or may not
+ * have run: PCR 16 tells which, and it is sent again (once) if it did not.
+ * Returns 1 when PCR 16 ends up verified; now gets its last value.
+ */
+static int extend_and_check(unsigned long round, const uint8_t old[SHA256_LEN],
+			    const uint8_t d[SHA256_LEN], uint8_t now[SHA256_LEN])
+{
+	uint8_t want[SHA256_LEN], cur[1][SHA256_LEN];
+	char h1[2 * SHA256_LEN + 1], h2[2 * SHA256_LEN + 1];
+	uint32_t uc;
+
+	sha256_cat(old, d, want);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		bool done = tpm_pcr_extend(PCR_EXT, d);
+		bool unsure = !done && last_timed_out;
+
+		if (!done && !unsure)
+			return 0;
+		if (!tpm_pcr_read(1u << PCR_EXT, cur, &uc))
+			return 0;
+		memcpy(now, cur[0], SHA256_LEN);
+		if (!memcmp(cur[0], want, SHA256_LEN)) {
+			if (unsure)
+				diag("round %lu: the PCR_Extend that timed out ran: PCR 16 is SHA-256(old || digest)",
+				     round);
+			return 1;
+		}
+		if (unsure && !memcmp(cur[0], old, SHA256_LEN)) {
+			diag("round %lu: the PCR_Extend that timed out did not run (PCR 16 unchanged): again",
+			     round);
+			continue;
+		}
+		hex(want, SHA256_LEN, h1);
+		hex(cur[0], SHA256_LEN, h2);
+		fail("round %lu: PCR 16 is %s, SHA-256(old || digest) is %s", round, h2, h1);
+		return 0;
+	}
+	fail("round %lu: PCR_Extend timed out twice in a row", round);
+	return 0;
+}
+
+static int cmd_cmds(int argc, char **argv)
+{
+	const char *dev = "/dev/tpm0", *counts = NULL;
+	unsigned long rounds = 100;
+	bool markers = false;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "d:n:mc:")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'n': rounds = strtoul(optarg, NULL, 0); break;
+		case 'm': markers = true; break;
+		case 'c': counts = optarg; break;
+		default: return 2;
+		}
+	}
+	if (rounds == 0)
+		die(2, "-n must be at least 1");
+	sha256_selfcheck();
+	tpm_fd = open(dev, O_RDWR);
+	if (tpm_fd < 0)
+		die(2, "%s: %s", dev, strerror(errno));
+
+	uint8_t prev_rand[RANDOM_LEN] = { 0 }, rand[RANDOM_LEN], pcrs0[8][SHA256_LEN];
+	uint8_t pcrs[8][SHA256_LEN], old16[1][SHA256_LEN] = { { 0 } };
+	uint8_t new16[1][SHA256_LEN] = { { 0 } };
+	uint32_t uc, uc_prev = 0, family;
+	unsigned long extends_ok = 0, randoms_ok = 0, reads_ok = 0;
+	bool have_prev = false, have_pcrs0 = false, got;
+	char h1[2 * SHA256_LEN + 1];
+
+	if (markers)
+		tpm_marker(MARK_START);
+	tpm_selftest(true);
+	tpm_gettestresult();
+	for (unsigned long i = 0; i < rounds; i++) {
+		tpm_selftest(false);
+		if (tpm_getrandom(rand)) {
+			static const uint8_t zero[RANDOM_LEN];
+
+			if (!memcmp(rand, zero, RANDOM_LEN))
+				fail("round %lu: GetRandom returned only zeros", i);
+			else if (have_prev && !memcmp(rand, prev_rand, RANDOM_LEN))
+				fail("round %lu: GetRandom returned the previous bytes again", i);
+			else
+				randoms_ok++;
+			memcpy(prev_rand, rand, RANDOM_LEN);
+			have_prev = true;
+		}
+		if (tpm_pcr_read(0xff, pcrs, &uc)) {
+			if (!have_pcrs0) {
+				memcpy(pcrs0, pcrs, sizeof(pcrs));
+				have_pcrs0 = true;
+				reads_ok++;
+			} else if (memcmp(pcrs0, pcrs, sizeof(pcrs))) {
+				fail("round %lu: PCRs 0-7 changed although nobody extended them", i);
+			} else {
+				reads_ok++;
+			}
+			if (uc < uc_prev)
+				fail("round %lu: pcrUpdateCounter went back from %u to %u", i, uc_prev, uc);
+			uc_prev = uc;
+		}
+		/* extend PCR 16 with the random bytes just drawn */
+		if (have_prev && tpm_pcr_read(1u << PCR_EXT, old16, &uc))
+			extends_ok += extend_and_check(i, old16[0], prev_rand, new16[0]);
+		if (tpm_getcap(TPM_PT_FAMILY_INDICATOR, &got, &family, "GetCapability")) {
+			if (!got)
+				fail("round %lu: TPM_PT_FAMILY_INDICATOR missing", i);
+			else if (family != FAMILY_2_0)
+				fail("round %lu: TPM_PT_FAMILY_INDICATOR is 0x%08x, not \"2.0\"", i, family);
+		}
+	}
+	tpm_selftest(true);
+	tpm_gettestresult();
+	if (markers)
+		tpm_marker(MARK_END);
+	close(tpm_fd);
+
+	hex(new16[0], SHA256_LEN, h1);
+	diag("PCR 16 after the run: %s", h1);
+	cc_print("sent", &sent);
+	printf("rounds=%lu commands=%lu bytes=%lu random_ok=%lu pcr07_reads_ok=%lu extends_ok=%lu timeouts=%lu errors=%lu\n",
+	       rounds, cc_total(&sent), bytes_sent, randoms_ok, reads_ok, extends_ok, timeouts, errors);
+	if (counts) {
+		FILE *f = fopen(counts, "w");
+
+		if (!f)
+			die(2, "%s: %s", counts, strerror(errno));
+		fprintf(f, "# commands sent by tpm_tis_test cmds%s\n", markers ? " -m" : "");
+		for (int i = 0; i < sent.len; i++)
+			fprintf(f, "cc=0x%08x name=%s n=%lu\n", sent.e[i].cc,
+				cc_name(sent.e[i].cc), sent.e[i].n);
+		if (fclose(f))
+			die(2, "%s: %s", counts, strerror(errno));
+	}
+	if (randoms_ok != rounds || reads_ok != rounds || extends_ok != rounds)
+		errors += errors ? 0 : 1;
+	return errors ? 1 : 0;
+}
+
+/* ---- the trace checkers ------------------------------------------------- */
+
+struct ev {
+	char kind;		/* 'R' or 'W' */
+	uint8_t width;
+	uint32_t off;		/* offset in the TPM's MMIO window */
+	uint32_t val;
+	unsigned long line;
+};
+
+struct evs {
+	struct ev *v;
+	size_t len, cap;
+};
+
+static void ev_push(struct evs *e, struct ev x)
+{
+	if (e->len == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 65536;
+		e->v = realloc(e->v, e->cap * sizeof(*e->v));
+		if (!e->v)
+			die(2, "out of memory for %zu events", e->cap);
+	}
+	e->v[e->len++] = x;
+}
+
+/* the flush: a 1-byte read of TPM_ACCESS(0) */
+static bool is_flush(const struct ev *x)
+{
+	return x->kind == 'R' && x->width == 1 && x->off == REG_ACCESS;
+}
+
+struct cmd {
+	size_t first, go;	/* event indices: first FIFO byte, the GO write */
+	uint32_t cc, size, nbytes;
+	uint32_t prop;		/* GetCapability's property (markers) */
+	bool getcap_props;
+	unsigned long writes, flushed;
+};
+
+struct stats {
+	unsigned long writes, flushed, unflushed, reads, access_reads, maxrun;
+	unsigned long first_unflushed_line, last_unflushed_line, first_flushed_line;
+	unsigned long cmds, cmds_flushed, cmds_unflushed;
+	unsigned long first_flushed_cmd, last_unflushed_cmd;	/* ordinals in the trace, from 1 */
+};
+
+static void stats_range(const struct evs *e, size_t a, size_t b, struct stats *s)
+{
+	unsigned long run = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = a; i < b; i++) {
+		const struct ev *x = &e->v[i];
+
+		if (x->kind == 'R') {
+			s->reads++;
+			if (x->off == REG_ACCESS)
+				s->access_reads++;
+			run = 0;
+			continue;
+		}
+		s->writes++;
+		if (++run > s->maxrun)
+			s->maxrun = run;
+		if (i + 1 < e->len && is_flush(&e->v[i + 1])) {
+			s->flushed++;
+			if (!s->first_flushed_line)
+				s->first_flushed_line = x->line;
+		} else {
+			s->unflushed++;
+			if (!s->first_unflushed_line)
+				s->first_unflushed_line = x->line;
+			s->last_unflushed_line = x->line;
+		}
+	}
+}
+
+static void stats_print(const char *what, const struct stats *s)
+{
+	printf("%s writes=%lu flush_reads=%lu unflushed=%lu reads=%lu access_reads=%lu "
+	       "max_writes_in_a_row=%lu commands=%lu commands_all_flushed=%lu commands_unflushed=%lu\n",
+	       what, s->writes, s->flushed, s->unflushed, s->reads, s->access_reads, s->maxrun,
+	       s->cmds, s->cmds_flushed, s->cmds_unflushed);
+	if (s->unflushed)
+		printf("%s first_unflushed_line=%lu last_unflushed_line=%lu first_flushed_line=%lu "
+		       "last_unflushed_command=%lu first_flushed_command=%lu\n",
+		       what, s->first_unflushed_line, s->last_unflushed_line, s->first_flushed_line,
+		       s->last_unflushed_cmd, s->first_flushed_cmd);
+}
+
+/* Rebuild the commands from the FIFO bytes (locality 0 only). */
+static size_t decode_cmds(const struct evs *e, struct cmd **out)
+{
+	size_t n = 0, cap = 0, first = 0;
+	uint8_t *bytes = malloc(BUFSZ);
+	uint32_t nb = 0;
+	bool overflow = false;
+	struct cmd *v = NULL;
+
+	if (!bytes)
+		die(2, "out of memory");
+	for (size_t i = 0; i < e->len; i++) {
+		const struct ev *x = &e->v[i];
+
+		if (x->kind != 'W')
+			continue;
+		if (x->off == REG_FIFO) {
+			if (nb == 0)
+				first = i;
+			for (unsigned int k = 0; k < x->width; k++) {
+				if (nb < BUFSZ)
+					bytes[nb] = (x->val >> (8 * k)) & 0xff;
+				else
+					overflow = true;
+				nb++;
+			}
+		} else if (x->off == REG_STS && (x->val & STS_READY)) {
+			nb = 0;
+			overflow = false;
+		} else if (x->off == REG_STS && (x->val & STS_GO) && nb >= HDR && !overflow) {
+			struct cmd c = { .first = first, .go = i, .nbytes = nb,
+					 .size = get32(bytes + 2), .cc = get32(bytes + 6) };
+
+			if (c.cc == TPM_CC_GETCAPABILITY && nb == 22 &&
+			    get32(bytes + 10) == TPM_CAP_TPM_PROPERTIES) {
+				c.getcap_props = true;
+				c.prop = get32(bytes + 14);
+			}
+			for (size_t k = c.first; k <= c.go; k++) {
+				if (e->v[k].kind != 'W')
+					continue;
+				c.writes++;
+				if (k + 1 < e->len && is_flush(&e->v[k + 1]))
+					c.flushed++;
+			}
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				v = realloc(v, cap * sizeof(*v));
+				if (!v)
+					die(2, "out of memory for %zu commands", cap);
+			}
+			v[n++] = c;
+			nb = 0;
+		}
+	}
+	free(bytes);
+	*out = v;
+	return n;
+}
+
+static int analyse(const struct evs *e, const char *expect_path)
+{
+	struct cmd *c;
+	size_t nc = decode_cmds(e, &c);
+	long start = -1, end = -1;
+	int bad = 0;
+
+	printf("events=%zu commands_decoded=%zu\n", e->len, nc);
+	for (size_t i = 0; i < nc; i++) {
+		if (c[i].getcap_props && c[i].prop == MARK_START) {
+			if (start >= 0) {
+				diag("FAIL: two start markers in the trace");
+				bad = 1;
+			}
+			start = (long)i;
+		}
+		if (c[i].getcap_props && c[i].prop == MARK_END) {
+			if (end >= 0) {
+				diag("FAIL: two end markers in the trace");
+				bad = 1;
+			}
+			end = (long)i;
+		}
+	}
+	if (start < 0 || end < 0 || end < start) {
+		diag("FAIL: start marker %s, end marker %s: no window to check",
+		     start < 0 ? "missing" : "found", end < 0 ? "missing" : "found");
+		free(c);
+		return 1;
+	}
+
+	/* the window: the start marker's first FIFO byte to the access after
+	 * the end marker's GO write (its flush, if any) */
+	size_t wa = c[start].first, wb = c[end].go + 1;
+	struct stats in, before, after;
+	struct cc_table seen = { .len = 0 };
+
+	stats_range(e, wa, wb, &in);
+	stats_range(e, 0, wa, &before);
+	stats_range(e, wb < e->len ? wb : e->len, e->len, &after);
+	for (size_t i = 0; i < nc; i++) {
+		struct stats *s = i < (size_t)start ? &before : i <= (size_t)end ? &in : &after;
+		bool all = c[i].flushed == c[i].writes;
+
+		s->cmds++;
+		if (all) {
+			s->cmds_flushed++;
+			if (!s->first_flushed_cmd)
+				s->first_flushed_cmd = i + 1;
+		} else {
+			s->cmds_unflushed++;
+			s->last_unflushed_cmd = i + 1;
+		}
+		if (s == &in) {
+			cc_add(&seen, c[i].cc);
+			if (c[i].size != c[i].nbytes) {
+				diag("FAIL: command at trace line %lu: header size %u, %u bytes written",
+				     e->v[c[i].first].line, c[i].size, c[i].nbytes);
+				bad = 1;
+			}
+		}
+	}
+	stats_print("window", &in);
+	stats_print("before", &before);
+	stats_print("after", &after);
+	cc_print("window", &seen);
+
+	if (in.writes == 0) {
+		diag("FAIL: no writes in the window");
+		bad = 1;
+	}
+	if (in.unflushed) {
+		diag("FAIL: %lu of %lu writes in the window not followed by a read of TPM_ACCESS(0) "
+		     "(first at trace line %lu)", in.unflushed, in.writes, in.first_unflushed_line);
+		bad = 1;
+	}
+	if (in.maxrun != 1 && in.writes) {
+		diag("FAIL: %lu writes in a row without a read in the window", in.maxrun);
+		bad = 1;
+	}
+	if (expect_path) {
+		struct cc_table want;
+
+		cc_load(expect_path, &want);
+		for (int i = 0; i < want.len; i++) {
+			unsigned long got = cc_get(&seen, want.e[i].cc);
+
+			if (got != want.e[i].n) {
+				diag("FAIL: %s (0x%08x): %lu in the window, %lu sent",
+				     cc_name(want.e[i].cc), want.e[i].cc, got, want.e[i].n);
+				bad = 1;
+			}
+		}
+		for (int i = 0; i < seen.len; i++) {
+			if (!cc_get(&want, seen.e[i].cc)) {
+				diag("FAIL: %lu commands 0x%08x in the window that were not sent",
+				     seen.e[i].n, seen.e[i].cc);
+				bad = 1;
+			}
+		}
+		if (!bad)
+			diag("the window holds exactly the %lu commands sent", cc_total(&want));
+	}
+	free(c);
+	return bad;
+}
+
+static FILE *open_trace(const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(2, "%s: %s", path, strerror(errno));
+	/* the trace comes over 9p: big reads, not one round trip per 4 KiB */
+	if (setvbuf(f, NULL, _IOFBF, 1 << 20))
+		die(2, "%s: setvbuf failed", path);
+	return f;
+}
+
+/*
+ * QEMU's log backend: "tpm_tis_mmio_read  read.4(0x00000000) = 0x00000081"
+ * and "tpm_tis_mmio_write write.1(0x00000024) = 0x00000080" (a
+ * "pid@sec.usec:" prefix with -msg timestamp=on).  Only the two events
+ * count; QEMU's other tpm_tis_* events are skipped.
+ */
+static int cmd_qtrace(int argc, char **argv)
+{
+	const char *expect_path = NULL;
+	struct evs e = { 0 };
+	char line[512];
+	unsigned long lineno = 0, other = 0;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "e:")) != -1) {
+		switch (opt) {
+		case 'e': expect_path = optarg; break;
+		default: return 2;
+		}
+	}
+	if (optind != argc - 1)
+		die(2, "qtrace needs one trace file");
+	FILE *f = open_trace(argv[optind]);
+
+	while (fgets(line, sizeof(line), f)) {
+		const char *p;
+		char kind;
+		unsigned int width, addr, val;
+		struct ev x;
+
+		lineno++;
+		if ((p = strstr(line, "tpm_tis_mmio_read ")))
+			kind = 'R';
+		else if ((p = strstr(line, "tpm_tis_mmio_write ")))
+			kind = 'W';
+		else {
+			other++;
+			continue;
+		}
+		p = strchr(p, ' ');
+		if (sscanf(p, kind == 'R' ? " read.%u(0x%x) = 0x%x" : " write.%u(0x%x) = 0x%x",
+			   &width, &addr, &val) != 3 || width > 4 || (width == 0 && kind == 'W'))
+			die(2, "%s:%lu: cannot parse the access", argv[optind], lineno);
+		/* QEMU 7.2 traces FIFO reads after counting their size down: "read.0" */
+		if (addr >= 0x5000)
+			die(2, "%s:%lu: offset 0x%x outside the TPM's 5 localities",
+			    argv[optind], lineno, addr);
+		x = (struct ev){ .kind = kind, .width = (uint8_t)width,
+				 .off = addr, .val = val, .line = lineno };
+		ev_push(&e, x);
+	}
+	fclose(f);
+	printf("trace_lines=%lu other_lines=%lu\n", lineno, other);
+	int rc = analyse(&e, expect_path);
+
+	free(e.v);
+	return rc;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: tpm_tis_test cmds [-d DEV] [-n ROUNDS] [-m] [-c COUNTS]\n"
+	      "       tpm_tis_test qtrace [-e COUNTS] QEMU_TRACE\n"
+	      "See the comment at the top of tests/progs/tpm_tis_test.c.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "cmds"))
+		return cmd_cmds(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "qtrace"))
+		return cmd_qtrace(argc - 1, argv + 1);
+	usage(stderr);
+	return 2;
+}
