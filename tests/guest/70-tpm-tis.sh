@@ -130,7 +130,11 @@ if [ -n "${RTLAB_QEMU_TRACE:-}" ] && cp "$RTLAB_QEMU_TRACE" /tmp/qemu-trace.log;
 	bm=$(value before max_writes_in_a_row "$O/qtrace.txt")
 	lu=$(value before last_unflushed_command "$O/qtrace.txt") ff=$(value before first_flushed_command "$O/qtrace.txt")
 	tap_diag "before the markers: $bc commands, $bcu with unflushed writes; $bw writes, $bu unflushed, up to $bm in a row"
-	tap_diag "commands 1-$lu have unflushed writes (SeaBIOS), every one from $ff on is flushed (the kernel)"
+	if [ "${ff:-0}" -gt 0 ]; then
+		tap_diag "commands 1-$lu have unflushed writes (SeaBIOS), every one from $ff on is flushed (the kernel)"
+	else
+		tap_diag "none of the $bc commands before the markers is flushed"
+	fi
 	tap_check "contrast: the firmware's (SeaBIOS) writes before the kernel are not flushed, the kernel's all are" \
 		test "${bu:-0}" -gt 0 -a "${bcu:-0}" -gt 0 -a "${lu:-0}" -lt "${ff:-0}" -a "$lu" = "$bcu"
 else

@@ -715,7 +715,7 @@ static int cmd_cmds(int argc, char **argv)
 	if (tpm_fd < 0)
 		die(2, "%s: %s", dev, strerror(errno));
 
-	uint8_t prev_rand[RANDOM_LEN] = { 0 }, rand[RANDOM_LEN], pcrs0[8][SHA256_LEN];
+	uint8_t prev_rand[RANDOM_LEN] = { 0 }, rnd[RANDOM_LEN], pcrs0[8][SHA256_LEN];
 	uint8_t pcrs[8][SHA256_LEN], old16[1][SHA256_LEN] = { { 0 } };
 	uint8_t new16[1][SHA256_LEN] = { { 0 } };
 	uint32_t uc, uc_prev = 0, family;
@@ -729,16 +729,16 @@ static int cmd_cmds(int argc, char **argv)
 	tpm_gettestresult();
 	for (unsigned long i = 0; i < rounds; i++) {
 		tpm_selftest(false);
-		if (tpm_getrandom(rand)) {
+		if (tpm_getrandom(rnd)) {
 			static const uint8_t zero[RANDOM_LEN];
 
-			if (!memcmp(rand, zero, RANDOM_LEN))
+			if (!memcmp(rnd, zero, RANDOM_LEN))
 				fail("round %lu: GetRandom returned only zeros", i);
-			else if (have_prev && !memcmp(rand, prev_rand, RANDOM_LEN))
+			else if (have_prev && !memcmp(rnd, prev_rand, RANDOM_LEN))
 				fail("round %lu: GetRandom returned the previous bytes again", i);
 			else
 				randoms_ok++;
-			memcpy(prev_rand, rand, RANDOM_LEN);
+			memcpy(prev_rand, rnd, RANDOM_LEN);
 			have_prev = true;
 		}
 		if (tpm_pcr_read(0xff, pcrs, &uc)) {
@@ -788,9 +788,10 @@ static int cmd_cmds(int argc, char **argv)
 		if (fclose(f))
 			die(2, "%s: %s", counts, strerror(errno));
 	}
-	if (randoms_ok != rounds || reads_ok != rounds || extends_ok != rounds)
-		errors += errors ? 0 : 1;
-	return errors ? 1 : 0;
+	/* every round must have passed every one of its checks */
+	if (errors || randoms_ok != rounds || reads_ok != rounds || extends_ok != rounds)
+		return 1;
+	return 0;
 }
 
 /* ---- the trace checkers ------------------------------------------------- */
