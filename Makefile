@@ -61,10 +61,10 @@ check: deps
 host-test: tools
 	@tests/check.sh --host-only
 
-# make guest-test T=name [KERNEL=rt] [VERBOSE=1]
+# make guest-test T=name [KERNEL=rt] [VERBOSE=1]  (name with or without .sh)
 guest-test: initramfs
 	@test -n "$(T)" || { echo "usage: make guest-test T=<name in tests/guest>"; exit 2; }
-	@vm/run-tests.sh --suite one $(addprefix tests/guest/,$(T))
+	@vm/run-tests.sh --suite one $(foreach t,$(T),$(firstword $(wildcard tests/guest/$(t) tests/guest/$(t).sh) tests/guest/$(t)))
 
 reboot-test: initramfs
 	@vm/reboot-test.sh $(or $(N),50)
