@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tap.h"
+
 #define SIM_CTL		"/sys/kernel/debug/rtlab_irqsim/ctl"
 #define SIM_STATUS	"/sys/kernel/debug/rtlab_irqsim/status"
 #define PROC_IRQS	"/proc/interrupts"
@@ -39,19 +41,6 @@ static const char *source_path = PROC_IRQS;
 static bool use_epoll;
 static int npollers = 1, cycles = 100, prio = 77;
 static const char *json_out;
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-}
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)

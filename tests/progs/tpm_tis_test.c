@@ -45,6 +45,8 @@
 
 #include <openssl/evp.h>
 
+#include "tap.h"
+
 /* TPM 2.0 (TCG TPM 2.0 Library, Part 2) */
 #define TPM_ST_NO_SESSIONS	0x8001
 #define TPM_ST_SESSIONS		0x8002
@@ -73,19 +75,6 @@
 #define REG_FIFO	0x024
 #define STS_GO		0x20
 #define STS_READY	0x40
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-}
 
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 static void die(int code, const char *fmt, ...)
