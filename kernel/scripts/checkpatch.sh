@@ -18,7 +18,7 @@ echo "1..${#patches[@]}"
 i=0
 for p in "${patches[@]}"; do
 	i=$((i + 1))
-	out=$(cd "$build/linux" && perl "$cp" --strict --no-signoff -q --show-types "$top/kernel/patches/$p" 2>&1)
+	out=$(cd "$build/linux" && perl "$cp" --strict -q --show-types "$top/kernel/patches/$p" 2>&1)
 	if echo "$out" | grep -qE '^(ERROR|WARNING|CHECK)'; then
 		echo "not ok $i checkpatch --strict $p"
 		echo "$out" | sed 's/^/# /'

@@ -6,7 +6,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 kdev=${BUILD:-$top/build}/kdev
 dest=$top/kernel/patches
 rm -f "$dest"/[0-9][0-9][0-9][0-9]-*.patch
-git -C "$kdev" format-patch -q --no-signature --zero-commit -o "$dest" pristine..series
+# --signoff: every patch carries the project's Signed-off-by (checked by
+# make checkpatch); git adds none twice
+git -C "$kdev" -c user.name="rtlab developers" -c user.email=rtlab@example.org \
+	format-patch -q --signoff --no-signature --zero-commit -o "$dest" pristine..series
 {
 	echo "# rtlab kernel series, applied in order to Debian's linux-source-6.12."
 	echo "# See README.md in this directory for each seed's status."
