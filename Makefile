@@ -53,7 +53,8 @@ initramfs: tools modules rtla
 
 # --- running --------------------------------------------------------------
 GUEST_TESTS = $(sort $(filter-out %/lib.sh,$(wildcard tests/guest/*)))
-BENCHES     = $(sort $(wildcard bench/*.sh))
+# bench/run.sh and the A/B drivers (bench/*-ab.sh) run on the host
+BENCHES     = $(sort $(filter-out bench/run.sh bench/%-ab.sh,$(wildcard bench/*.sh)))
 
 check: deps
 	@tests/check.sh
