@@ -50,6 +50,10 @@
 
 enum kind { K_HOG, K_PERIODIC, K_BURST };
 
+struct stalls {
+	long long n, ns, max_ns;
+};
+
 struct task {
 	/* from the command line */
 	char name[32];
@@ -68,6 +72,8 @@ struct task {
 	long long jobs, misses, max_late_ns, max_resp_ns;
 	long long done_ns;	/* burst: completion, from the common start; -1 = not done */
 	long long thread_cpu_ns; /* CLOCK_THREAD_CPUTIME_ID at the end */
+	struct stalls st;	/* periodic, burst: see STALL_NS */
+	long long max_wake_ns;	/* periodic: latest start of a job after its release */
 };
 
 static struct task tasks[MAX_TASKS];
@@ -124,8 +130,12 @@ static void usage(FILE *f)
 "Output, task mode, one line each (key=value, no zero padding):\n"
 "  run duration_ns=... tasks=N main_cpu=N\n"
 "  task name=.. tid=.. policy=.. prio=.. cpu=.. kind=.. cpu_ns=.. share=P.PP\n"
-"       [jobs=.. misses=.. max_late_us=.. max_resp_us=..] [done_ms=..]\n"
-"  share = cpu_ns / duration_ns in percent (window wall time)\n"
+"       [jobs=.. misses=.. max_late_us=.. max_resp_us=.. max_wake_us=..]\n"
+"       [done_ms=..] [stalls=.. stall_ms=.. max_stall_ms=..] thread_cpu_ms=..\n"
+"  share = cpu_ns / duration_ns in percent (window wall time); lateness =\n"
+"  finish - deadline (negative: early); wake = job start - release; a stall\n"
+"  is a jump of > 1 ms in the task's CPU time while it spins (time charged\n"
+"  to it in which it ran nothing: under TCG the host descheduled the vCPU)\n"
 "Ping-pong: pingpong rounds=.. duration_ns=.. rate=.. min_us=.. median_us=..\n"
 "  p99_us=.. max_us=..\n"
 "Exit: 0 ran, 1 setup or run failed, 2 bad usage.\n");
@@ -188,15 +198,37 @@ static void sleep_until(long long t)
 		;
 }
 
-/* Spin until this thread has used ns of CPU time. */
-static void spin_cpu(long long ns)
+/*
+ * A jump of more than this in the thread's CPU time between two reads a few
+ * microseconds of work apart: time charged to the task in which it did not
+ * run its own code (under TCG, the vCPU thread descheduled by a loaded host;
+ * or a long interrupt).  Counted as a stall.
+ */
+#define STALL_NS	1000000LL
+
+static void stall_add(struct stalls *st, long long d)
 {
-	long long end = thread_cpu_ns() + ns;
+	if (d <= STALL_NS)
+		return;
+	st->n++;
+	st->ns += d;
+	if (d > st->max_ns)
+		st->max_ns = d;
+}
+
+/* Spin until this thread has used ns of CPU time; count the stalls seen. */
+static void spin_cpu(long long ns, struct stalls *st)
+{
+	long long prev = thread_cpu_ns(), end = prev + ns, c;
 	volatile unsigned int x = 0;
 
-	while (thread_cpu_ns() < end)
+	while ((c = thread_cpu_ns()) < end) {
+		stall_add(st, c - prev);
+		prev = c;
 		for (int i = 0; i < 100; i++)
 			x++;
+	}
+	stall_add(st, c - prev);
 }
 
 /* --- parsing -------------------------------------------------------------- */
@@ -408,7 +440,7 @@ static void *task_main(void *arg)
 			;
 		break;
 	case K_BURST:
-		spin_cpu(t->work_ns);
+		spin_cpu(t->work_ns, &t->st);
 		t->done_ns = now_ns() - start_ns;
 		t->thread_cpu_ns = thread_cpu_ns();
 		pthread_mutex_lock(&stop_lock);
@@ -427,7 +459,10 @@ static void *task_main(void *arg)
 			sleep_until(next);
 			if (atomic_load(&stop_flag))
 				break;
-			spin_cpu(t->work_ns);
+			fin = now_ns() - next;
+			if (fin > t->max_wake_ns)
+				t->max_wake_ns = fin;
+			spin_cpu(t->work_ns, &t->st);
 			fin = now_ns();
 			late = fin - (next + t->period_ns);
 			t->jobs++;
@@ -595,11 +630,14 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 		       t->name, (int)t->tid, policy_name(t->policy), t->prio, t->cpu,
 		       kind_str(t, kb, sizeof(kb)), t->cg[0] ? t->cg : "-", cpu, share);
 		if (t->kind == K_PERIODIC)
-			printf(" jobs=%lld misses=%lld max_late_us=%.1f max_resp_us=%.1f", t->jobs,
+			printf(" jobs=%lld misses=%lld max_late_us=%.1f max_resp_us=%.1f max_wake_us=%.1f", t->jobs,
 			       t->misses, t->jobs ? (double)t->max_late_ns / 1e3 : 0.0,
-			       (double)t->max_resp_ns / 1e3);
+			       (double)t->max_resp_ns / 1e3, (double)t->max_wake_ns / 1e3);
 		if (t->kind == K_BURST)
 			printf(" done_ms=%.3f", t->done_ns >= 0 ? (double)t->done_ns / 1e6 : -1.0);
+		if (t->kind != K_HOG)
+			printf(" stalls=%lld stall_ms=%.3f max_stall_ms=%.3f", t->st.n, (double)t->st.ns / 1e6,
+			       (double)t->st.max_ns / 1e6);
 		printf(" thread_cpu_ms=%.3f\n", (double)t->thread_cpu_ns / 1e6);
 		if (root) {
 			cJSON *o = cJSON_CreateObject();
@@ -619,9 +657,15 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 				cJSON_AddNumberToObject(o, "max_late_us",
 							t->jobs ? (double)t->max_late_ns / 1e3 : 0);
 				cJSON_AddNumberToObject(o, "max_resp_us", (double)t->max_resp_ns / 1e3);
+				cJSON_AddNumberToObject(o, "max_wake_us", (double)t->max_wake_ns / 1e3);
 			}
 			if (t->kind == K_BURST)
 				cJSON_AddNumberToObject(o, "done_ms", t->done_ns >= 0 ? (double)t->done_ns / 1e6 : -1);
+			if (t->kind != K_HOG) {
+				cJSON_AddNumberToObject(o, "stalls", (double)t->st.n);
+				cJSON_AddNumberToObject(o, "stall_ms", (double)t->st.ns / 1e6);
+				cJSON_AddNumberToObject(o, "max_stall_ms", (double)t->st.max_ns / 1e6);
+			}
 			cJSON_AddItemToArray(arr, o);
 		}
 	}
