@@ -1,0 +1,222 @@
+#!/bin/sh
+# rtlab: kernel=rt-debug cpus=4 mem=512 timeout=420
+# RT group scheduling under churn, for RTG_STRESS_SECS (default 75; make
+# stress runs tests/stress/81-rtgroup-stress-long.sh: 600).  Meanwhile:
+#  - resident load: one rtgload with FIFO hogs, periodic tasks and a
+#    SCHED_OTHER hog in four groups (rtg-s1..s4), pinned to CPUs 1-3, for the
+#    whole run; its threads are moved between the groups (and the
+#    SCHED_OTHER one to the root group and back) all the time
+#  - the four groups' runtime and period are changed all the time (writes
+#    that do not fit are refused: counted, not failed)
+#  - short-lived groups (some nested) are made, get a 1 s rtgload run of a
+#    FIFO hog and a periodic task, and are removed
+#  - hackbench in a loop, SCHED_OTHER in the root group and SCHED_FIFO 5 in
+#    a 20 ms / 100 ms group of its own
+# Pass: no splat (the harness watches the console), nothing hangs (every
+# load ends in time: the resident rtgload reports all its tasks, hackbench
+# and the short runs end), every short run and hackbench run succeeds, every
+# group can be removed at the end, and afterwards a 10 ms / 100 ms group
+# still gives its pinned FIFO hog 10% +-1 of the CPU over 6 s.
+. /rtlab/lib.sh
+
+L=${RTGLOAD:-/usr/local/libexec/rtlab/rtgload}
+CG=/sys/fs/cgroup/cpu
+SECS=${RTG_STRESS_SECS:-75}
+out=${RTLAB_OUT:-/tmp}
+work=$(mktemp -d /tmp/rtg-stress.XXXXXX)
+RANDOM=$$
+
+cg_mount() {
+	grep -q " $CG cgroup .*cpu" /proc/mounts && return 0
+	grep -q ' /sys/fs/cgroup ' /proc/mounts || mount -t tmpfs cgroup_root /sys/fs/cgroup || return 1
+	mkdir -p $CG && mount -t cgroup -o cpu none $CG
+}
+# every rtg-s* group, children before parents (nested one level at most)
+groups() { for d in $CG/rtg-s*/*/ $CG/rtg-s*/; do [ -d "$d" ] && echo "${d%/}"; done; }
+bgpids=""
+cleanup() {
+	touch "$work/stop"
+	for p in $bgpids; do kill "$p" 2>/dev/null; done
+	for g in $(groups); do
+		for t in $(cat "$g/tasks" 2>/dev/null); do echo "$t" >$CG/tasks 2>/dev/null; done
+		rmdir "$g" 2>/dev/null
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+rnd() { echo $(( $1 + RANDOM % ($2 - $1 + 1) )); }	# rnd MIN MAX
+pick() { shift $(( RANDOM % $# )); echo "$1"; }		# pick WORD...
+now() { cut -d' ' -f1 /proc/uptime | cut -d. -f1; }
+
+if ! "$L" --help >/dev/null || ! cg_mount || [ ! -f $CG/cpu.rt_runtime_us ]; then
+	tap_fail "rtgload and the cgroup v1 cpu controller at $CG"
+	tap_done
+fi
+tap_ok "cgroup v1 cpu controller at $CG, rtgload installed"
+for g in $(groups); do rmdir "$g"; done
+
+# --- resident groups and load --------------------------------------------
+ok=1
+for i in 1 2 3 4; do
+	mkdir $CG/rtg-s$i && echo 100000 >$CG/rtg-s$i/cpu.rt_period_us && echo 15000 >$CG/rtg-s$i/cpu.rt_runtime_us || ok=0
+done
+mkdir $CG/rtg-shb && echo 100000 >$CG/rtg-shb/cpu.rt_period_us && echo 20000 >$CG/rtg-shb/cpu.rt_runtime_us || ok=0
+if [ $ok = 0 ]; then
+	tap_fail "make the resident groups rtg-s1..s4 (15 ms / 100 ms) and rtg-shb (20 ms / 100 ms)"
+	tap_done
+fi
+"$L" -d "$SECS" -w 0 \
+	-t name=h1,cg=$CG/rtg-s1,policy=fifo,prio=50,cpu=1 \
+	-t name=h2,cg=$CG/rtg-s2,policy=fifo,prio=60,cpu=1 \
+	-t name=h3,cg=$CG/rtg-s3,policy=rr,prio=40,cpu=2 \
+	-t name=h4,cg=$CG/rtg-s4,policy=fifo,prio=90,cpu=3 \
+	-t name=p1,cg=$CG/rtg-s1,policy=fifo,prio=70,cpu=2,kind=periodic:20000:1000 \
+	-t name=p2,cg=$CG/rtg-s3,policy=fifo,prio=30,cpu=3,kind=periodic:50000:2000 \
+	-t name=p3,cg=$CG/rtg-s4,policy=rr,prio=10,kind=periodic:10000:500 \
+	-t name=o1,cg=$CG/rtg-s2,cpu=1 \
+	-t name=o2,cg=$CG/rtg-s3 \
+	>"$work/resident.out" 2>&1 &
+rpid=$!
+
+# hackbench loops until $work/stop; one line per run in $work/hb-NAME
+hb_loop() {
+	while [ ! -e "$work/stop" ]; do
+		if [ "$1" = fifo ]; then
+			sh -c "echo \$\$ >$CG/rtg-shb/tasks && exec chrt -f 5 hackbench -g 2 -f 5 -l 40 -s 64" >/dev/null 2>&1
+		else
+			hackbench -p -g 2 -f 5 -l 40 -s 64 >/dev/null 2>&1
+		fi
+		echo "$?" >>"$work/hb-$1"
+	done
+}
+hb_loop other &
+bgpids="$bgpids $!"
+hb_loop fifo &
+bgpids="$bgpids $!"
+
+# --- churn --------------------------------------------------------------
+t_end=$(( $(now) + SECS ))
+n_param=0 n_param_ok=0 n_move=0 n_move_ok=0 n_tmp=0 n_tmp_refused=0 n_short=0 i=0
+: >"$work/short.rc"
+while [ "$(now)" -lt "$t_end" ]; do
+	i=$((i + 1))
+	# change a resident group's parameters (4 groups, at most 20% each,
+	# so most fit; the period goes first or last at random)
+	g=$CG/rtg-s$(rnd 1 4)
+	per=$(pick 50000 100000 200000) pct=$(rnd 5 20)
+	rt=$((per * pct / 100))
+	n_param=$((n_param + 1))
+	if [ $((RANDOM % 2)) = 0 ]; then
+		{ echo $per >$g/cpu.rt_period_us && echo $rt >$g/cpu.rt_runtime_us; } 2>/dev/null && n_param_ok=$((n_param_ok + 1))
+	else
+		{ echo $rt >$g/cpu.rt_runtime_us && echo $per >$g/cpu.rt_period_us; } 2>/dev/null && n_param_ok=$((n_param_ok + 1))
+	fi
+	# move two resident threads: RT ones between the four groups, the
+	# SCHED_OTHER ones also to the root group
+	for _ in 1 2; do
+		tids=$(ls /proc/$rpid/task 2>/dev/null | grep -vx "$rpid")
+		[ -n "$tids" ] || continue
+		tid=$(pick $tids)
+		dst=$CG/rtg-s$(rnd 1 4)
+		# field 41 of stat: the policy (0 = SCHED_OTHER)
+		[ "$(cut -d' ' -f41 /proc/$rpid/task/$tid/stat 2>/dev/null)" = 0 ] && [ $((RANDOM % 3)) = 0 ] && dst=$CG
+		n_move=$((n_move + 1))
+		echo "$tid" >"$dst/tasks" 2>/dev/null && n_move_ok=$((n_move_ok + 1))
+	done
+	# a short-lived group, every other round, nested every fourth
+	if [ $((i % 2)) = 0 ]; then
+		tg=$CG/rtg-st$i
+		[ $((i % 4)) = 0 ] && tg=$CG/rtg-s$(rnd 1 4)/st$i
+		n_tmp=$((n_tmp + 1))
+		if mkdir "$tg" && echo 100000 >"$tg/cpu.rt_period_us" 2>/dev/null &&
+		   echo "$(pick 2000 5000 8000)" >"$tg/cpu.rt_runtime_us" 2>/dev/null; then
+			n_short=$((n_short + 1))
+			( "$L" -d 1 -w 0 -t name=h,cg=$tg,policy=fifo,prio=$(rnd 1 98),cpu=$(rnd 1 3) \
+				-t name=p,cg=$tg,policy=fifo,prio=$(rnd 1 98),cpu=$(rnd 1 3),kind=periodic:10000:300 \
+				>"$work/short-$i.out" 2>&1
+			  echo "$i $?" >>"$work/short.rc"
+			  rmdir "$tg" || echo "$i rmdir" >>"$work/short.rc" ) &
+		else
+			n_tmp_refused=$((n_tmp_refused + 1))	# parent's budget full: refused
+			rmdir "$tg" 2>/dev/null
+		fi
+	fi
+	sleep 0.2
+done
+tap_diag "$i rounds in $SECS s: parameter changes $n_param_ok of $n_param taken, moves $n_move_ok of $n_move taken," \
+	"short-lived groups $n_tmp ($n_tmp_refused refused their budget), short runs $n_short"
+
+# --- everything ends -----------------------------------------------------
+touch "$work/stop"
+waited=0
+while kill -0 $rpid 2>/dev/null && [ $waited -lt 60 ]; do sleep 1; waited=$((waited + 1)); done
+if kill -0 $rpid 2>/dev/null; then
+	tap_fail "resident rtgload still running 60 s after its end (hang?)"
+	for t in /proc/$rpid/task/*; do tap_diag "$(cat $t/comm) $(cut -d' ' -f3 $t/stat) $(cat $t/wchan 2>/dev/null) cgroup $(grep cpu $t/cgroup)"; done
+else
+	wait $rpid
+	rc=$?
+	sed 's/^/# resident: /' "$work/resident.out"
+	cp "$work/resident.out" "$out/resident.txt"
+	n=$(grep -c '^task ' "$work/resident.out")
+	if [ "$rc" = 0 ] && [ "$n" = 9 ]; then
+		tap_ok "resident load ended in time and reported all 9 tasks"
+	else
+		tap_fail "resident load: rtgload rc $rc, $n of 9 tasks reported"
+	fi
+fi
+# the hackbench loops and the short runs: each short run adds a line to short.rc
+running() {
+	for p in $bgpids; do kill -0 "$p" 2>/dev/null && return 0; done
+	[ "$(wc -l <"$work/short.rc")" -lt "$n_short" ]
+}
+waited=0
+while running && [ $waited -lt 120 ]; do sleep 1; waited=$((waited + 1)); done
+if running; then
+	tap_fail "hackbench loops or short runs still running 120 s after the end (hang?)"
+	ps -o pid,stat,comm,args 2>/dev/null | sed 's/^/# /' | head -n 40
+else
+	tap_ok "every background load ended (waited $waited s)"
+fi
+bad=$(awk '$2 != 0' "$work/short.rc" | wc -l) nrc=$(wc -l <"$work/short.rc")
+if [ "$bad" = 0 ] && [ "$nrc" = "$n_short" ]; then
+	tap_ok "all $n_short short runs in short-lived groups succeeded and their groups were removed"
+else
+	tap_fail "short runs: $bad of $nrc failed or left their group (started $n_short): $(awk '$2 != 0' "$work/short.rc" | head -n 5 | tr '\n' ' ')"
+	for f in $(awk '$2 != 0 { print $1 }' "$work/short.rc" | head -n 3); do sed "s/^/# short $f: /" "$work/short-$f.out" 2>/dev/null; done
+fi
+hbo=$(wc -l <"$work/hb-other" 2>/dev/null) hbf=$(wc -l <"$work/hb-fifo" 2>/dev/null)
+hbbad=$(cat "$work/hb-other" "$work/hb-fifo" 2>/dev/null | grep -vcx 0)
+if [ "${hbo:-0}" -gt 0 ] && [ "${hbf:-0}" -gt 0 ] && [ "$hbbad" = 0 ]; then
+	tap_ok "hackbench: $hbo runs SCHED_OTHER in the root group, $hbf runs SCHED_FIFO 5 in a 20% group, all succeeded"
+else
+	tap_fail "hackbench: ${hbo:-0} root runs, ${hbf:-0} group runs, $hbbad failed"
+fi
+
+# --- every group can be removed -------------------------------------------
+left=""
+for g in $(groups); do
+	rmdir "$g" || left="$left ${g#$CG/}($(wc -l <"$g/tasks") tasks)"
+done
+if [ -z "$left" ]; then
+	tap_ok "every group removed after the stress"
+else
+	tap_fail "groups that could not be removed:$left"
+fi
+
+# --- and the scheduler still does what it should -------------------------
+if mkdir $CG/rtg-s-after && echo 100000 >$CG/rtg-s-after/cpu.rt_period_us && echo 10000 >$CG/rtg-s-after/cpu.rt_runtime_us; then
+	res=$("$L" -d 6 -t name=fifo,cg=$CG/rtg-s-after,policy=fifo,prio=50,cpu=1 2>&1)
+	rc=$?
+	echo "$res" | sed 's/^/# after: /'
+	s=$(echo "$res" | sed -n 's/^task name=fifo .* share=\([0-9.]*\).*/\1/p')
+	if [ "$rc" = 0 ] && awk -v x="$s" 'BEGIN { exit !(x != "" && x >= 9 && x <= 11) }'; then
+		tap_ok "after the stress a 10 ms / 100 ms group still gives its pinned FIFO hog $s% (10 +-1)"
+	else
+		tap_fail "after the stress a 10 ms / 100 ms group gave its pinned FIFO hog ${s:-?}% (10 +-1), rc $rc"
+	fi
+	rmdir $CG/rtg-s-after || tap_fail "rmdir rtg-s-after"
+else
+	tap_fail "make group rtg-s-after 10000/100000"
+fi
+tap_done
