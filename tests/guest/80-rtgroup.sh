@@ -273,10 +273,12 @@ if mkgrp rtg-x 300000 1000000 && mkgrp rtg-y 300000 1000000 && mkdir $CG/rtg-z; 
 	refused "over-subscription, 30% + 30% + 40% > $g_rt/$g_per" rtg-z cpu.rt_runtime_us 400000 rtg-x rtg-y rtg-z
 	refused "over-subscription, 30% group grown to 70% beside another 30%" rtg-y cpu.rt_runtime_us 700000 rtg-x rtg-y
 	refused "over-subscription, one group above the global limit (96%)" rtg-z cpu.rt_runtime_us 960000 rtg-x rtg-y rtg-z
-	if try rtg-z cpu.rt_runtime_us 300000; then
-		tap_ok "30% + 30% + 30% taken: $(rd rtg-x rtg-y rtg-z)"
+	# 85%: below the global 95% even if an implementation also counts the
+	# fair server's 5% (50 ms / 1 s) against it
+	if try rtg-z cpu.rt_runtime_us 250000; then
+		tap_ok "30% + 30% + 25% taken: $(rd rtg-x rtg-y rtg-z)"
 	else
-		tap_fail "30% + 30% + 30% refused: $werr"
+		tap_fail "30% + 30% + 25% refused: $werr"
 	fi
 	# hierarchy
 	mkdir $CG/rtg-x/c1 && made="rtg-x/c1 $made"
