@@ -10,8 +10,9 @@
 #    that do not fit are refused: counted, not failed)
 #  - short-lived groups (some nested) are made, get a 1 s rtgload run of a
 #    FIFO hog and a periodic task, and are removed
-#  - hackbench in a loop, SCHED_OTHER in the root group and SCHED_FIFO 5 in
-#    a 20 ms / 100 ms group of its own
+#  - hackbench in a loop, SCHED_OTHER in a group without RT runtime and
+#    SCHED_FIFO 5 in a 20 ms / 100 ms group (each a group of its own, so
+#    that the test's shell in the root group keeps a fair share)
 # Pass: no splat (the harness watches the console), nothing hangs (every
 # load ends in time: the resident rtgload reports all its tasks, hackbench
 # and the short runs end), every short run and hackbench run succeeds, every
@@ -44,9 +45,13 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-rnd() { echo $(( $1 + RANDOM % ($2 - $1 + 1) )); }	# rnd MIN MAX
-pick() { shift $(( RANDOM % $# )); echo "$1"; }		# pick WORD...
-now() { cut -d' ' -f1 /proc/uptime | cut -d. -f1; }
+# No forks in the loop's helpers: a fork is slow under TCG, and the shell
+# competes with everything the test starts.
+# R MIN MAX: a random number in $r;  P WORD...: a random word in $w
+R() { r=$(( $1 + RANDOM % ($2 - $1 + 1) )); }
+P() { shift $(( RANDOM % $# )); w=$1; }
+# now: whole seconds of uptime in $t
+now() { read -r t _ </proc/uptime; t=${t%.*}; }
 
 if ! "$L" --help >/dev/null || ! cg_mount || [ ! -f $CG/cpu.rt_runtime_us ]; then
 	tap_fail "rtgload and the cgroup v1 cpu controller at $CG"
@@ -60,6 +65,7 @@ ok=1
 for i in 1 2 3 4; do
 	mkdir $CG/rtg-s$i && echo 100000 >$CG/rtg-s$i/cpu.rt_period_us && echo 15000 >$CG/rtg-s$i/cpu.rt_runtime_us || ok=0
 done
+mkdir $CG/rtg-shbo || ok=0		# fair only: no RT runtime
 mkdir $CG/rtg-shb && echo 100000 >$CG/rtg-shb/cpu.rt_period_us && echo 20000 >$CG/rtg-shb/cpu.rt_runtime_us || ok=0
 if [ $ok = 0 ]; then
 	tap_fail "make the resident groups rtg-s1..s4 (15 ms / 100 ms) and rtg-shb (20 ms / 100 ms)"
@@ -84,7 +90,7 @@ hb_loop() {
 		if [ "$1" = fifo ]; then
 			sh -c "echo \$\$ >$CG/rtg-shb/tasks && exec chrt -f 5 hackbench -g 2 -f 5 -l 40 -s 64" >/dev/null 2>&1
 		else
-			hackbench -p -g 2 -f 5 -l 40 -s 64 >/dev/null 2>&1
+			sh -c "echo \$\$ >$CG/rtg-shbo/tasks && exec hackbench -p -g 2 -f 5 -l 40 -s 64" >/dev/null 2>&1
 		fi
 		echo "$?" >>"$work/hb-$1"
 	done
@@ -95,15 +101,17 @@ hb_loop fifo &
 bgpids="$bgpids $!"
 
 # --- churn --------------------------------------------------------------
-t_end=$(( $(now) + SECS ))
+now
+t_end=$((t + SECS))
 n_param=0 n_param_ok=0 n_move=0 n_move_ok=0 n_tmp=0 n_tmp_refused=0 n_short=0 i=0
 : >"$work/short.rc"
-while [ "$(now)" -lt "$t_end" ]; do
+while now && [ "$t" -lt "$t_end" ]; do
 	i=$((i + 1))
 	# change a resident group's parameters (4 groups, at most 20% each,
 	# so most fit; the period goes first or last at random)
-	g=$CG/rtg-s$(rnd 1 4)
-	per=$(pick 50000 100000 200000) pct=$(rnd 5 20)
+	R 1 4; g=$CG/rtg-s$r
+	P 50000 100000 200000; per=$w
+	R 5 20; pct=$r
 	rt=$((per * pct / 100))
 	n_param=$((n_param + 1))
 	if [ $((RANDOM % 2)) = 0 ]; then
@@ -114,25 +122,33 @@ while [ "$(now)" -lt "$t_end" ]; do
 	# move two resident threads: RT ones between the four groups, the
 	# SCHED_OTHER ones also to the root group
 	for _ in 1 2; do
-		tids=$(ls /proc/$rpid/task 2>/dev/null | grep -vx "$rpid")
+		tids=""
+		for d in /proc/$rpid/task/*; do
+			[ "${d##*/}" = "$rpid" ] || [ ! -d "$d" ] || tids="$tids ${d##*/}"
+		done
 		[ -n "$tids" ] || continue
-		tid=$(pick $tids)
-		dst=$CG/rtg-s$(rnd 1 4)
-		# field 41 of stat: the policy (0 = SCHED_OTHER)
-		[ "$(cut -d' ' -f41 /proc/$rpid/task/$tid/stat 2>/dev/null)" = 0 ] && [ $((RANDOM % 3)) = 0 ] && dst=$CG
+		P $tids; tid=$w
+		R 1 4; dst=$CG/rtg-s$r
+		# field 41 of stat: the policy (0 = SCHED_OTHER); comm has no blanks
+		st=""
+		read -r st </proc/$rpid/task/$tid/stat 2>/dev/null
+		set -- $st
+		[ $# -ge 41 ] && shift 40 && [ "$1" = 0 ] && [ $((RANDOM % 3)) = 0 ] && dst=$CG
 		n_move=$((n_move + 1))
 		echo "$tid" >"$dst/tasks" 2>/dev/null && n_move_ok=$((n_move_ok + 1))
 	done
 	# a short-lived group, every other round, nested every fourth
 	if [ $((i % 2)) = 0 ]; then
 		tg=$CG/rtg-st$i
-		[ $((i % 4)) = 0 ] && tg=$CG/rtg-s$(rnd 1 4)/st$i
+		R 1 4
+		[ $((i % 4)) = 0 ] && tg=$CG/rtg-s$r/st$i
 		n_tmp=$((n_tmp + 1))
 		if mkdir "$tg" && echo 100000 >"$tg/cpu.rt_period_us" 2>/dev/null &&
-		   echo "$(pick 2000 5000 8000)" >"$tg/cpu.rt_runtime_us" 2>/dev/null; then
+		   P 2000 5000 8000 && echo "$w" >"$tg/cpu.rt_runtime_us" 2>/dev/null; then
+			R 1 98; p1=$r; R 1 3; c1=$r; R 1 98; p2=$r; R 1 3; c2=$r
 			n_short=$((n_short + 1))
-			( "$L" -d 1 -w 0 -t name=h,cg=$tg,policy=fifo,prio=$(rnd 1 98),cpu=$(rnd 1 3) \
-				-t name=p,cg=$tg,policy=fifo,prio=$(rnd 1 98),cpu=$(rnd 1 3),kind=periodic:10000:300 \
+			( "$L" -d 1 -w 0 -t name=h,cg=$tg,policy=fifo,prio=$p1,cpu=$c1 \
+				-t name=p,cg=$tg,policy=fifo,prio=$p2,cpu=$c2,kind=periodic:10000:300 \
 				>"$work/short-$i.out" 2>&1
 			  echo "$i $?" >>"$work/short.rc"
 			  rmdir "$tg" || echo "$i rmdir" >>"$work/short.rc" ) &
@@ -165,6 +181,24 @@ else
 		tap_fail "resident load: rtgload rc $rc, $n of 9 tasks reported"
 	fi
 fi
+# dump_group DIR: what is in a group, for a hang: its tasks (state, CPU,
+# priority, policy, where they sleep, run time and switches) and the
+# scheduler's view of its per-CPU run queues (SCHED_DEBUG)
+dump_group() {
+	rel=${1#$CG}
+	tap_diag "group $rel: runtime $(cat "$1/cpu.rt_runtime_us") period $(cat "$1/cpu.rt_period_us") tasks: $(tr '\n' ' ' <"$1/tasks")"
+	for tid in $(cat "$1/tasks"); do
+		st=""
+		read -r st </proc/$tid/stat 2>/dev/null
+		set -- $st
+		[ $# -ge 41 ] || continue
+		tap_diag "  tid $tid ($2): state $3 cpu ${39} rt_priority ${40} policy ${41} wchan $(cat /proc/$tid/wchan 2>/dev/null)" \
+			"$(grep -E '^(se.sum_exec_runtime|nr_switches|nr_voluntary_switches)' /proc/$tid/sched 2>/dev/null | tr -s ' ' | tr '\n' ' ')"
+	done
+	awk -v p="$rel" '/^rt_rq\[/ { on = (substr($0, index($0, ":") + 1) == p) } on && NF' \
+		/sys/kernel/debug/sched/debug 2>/dev/null | head -n 60 | sed 's/^/#   /'
+}
+
 # the hackbench loops and the short runs: each short run adds a line to short.rc
 running() {
 	for p in $bgpids; do kill -0 "$p" 2>/dev/null && return 0; done
@@ -174,7 +208,9 @@ waited=0
 while running && [ $waited -lt 120 ]; do sleep 1; waited=$((waited + 1)); done
 if running; then
 	tap_fail "hackbench loops or short runs still running 120 s after the end (hang?)"
-	ps -o pid,stat,comm,args 2>/dev/null | sed 's/^/# /' | head -n 40
+	for g in $(groups); do
+		[ -s "$g/tasks" ] && dump_group "$g"
+	done
 else
 	tap_ok "every background load ended (waited $waited s)"
 fi
@@ -182,15 +218,15 @@ bad=$(awk '$2 != 0' "$work/short.rc" | wc -l) nrc=$(wc -l <"$work/short.rc")
 if [ "$bad" = 0 ] && [ "$nrc" = "$n_short" ]; then
 	tap_ok "all $n_short short runs in short-lived groups succeeded and their groups were removed"
 else
-	tap_fail "short runs: $bad of $nrc failed or left their group (started $n_short): $(awk '$2 != 0' "$work/short.rc" | head -n 5 | tr '\n' ' ')"
+	tap_fail "short runs: $n_short started, $nrc reported, $bad of those failed or left their group: $(awk '$2 != 0' "$work/short.rc" | head -n 5 | tr '\n' ' ')"
 	for f in $(awk '$2 != 0 { print $1 }' "$work/short.rc" | head -n 3); do sed "s/^/# short $f: /" "$work/short-$f.out" 2>/dev/null; done
 fi
 hbo=$(wc -l <"$work/hb-other" 2>/dev/null) hbf=$(wc -l <"$work/hb-fifo" 2>/dev/null)
 hbbad=$(cat "$work/hb-other" "$work/hb-fifo" 2>/dev/null | grep -vcx 0)
 if [ "${hbo:-0}" -gt 0 ] && [ "${hbf:-0}" -gt 0 ] && [ "$hbbad" = 0 ]; then
-	tap_ok "hackbench: $hbo runs SCHED_OTHER in the root group, $hbf runs SCHED_FIFO 5 in a 20% group, all succeeded"
+	tap_ok "hackbench: $hbo runs SCHED_OTHER in a group without RT runtime, $hbf runs SCHED_FIFO 5 in a 20% group, all succeeded"
 else
-	tap_fail "hackbench: ${hbo:-0} root runs, ${hbf:-0} group runs, $hbbad failed"
+	tap_fail "hackbench: ${hbo:-0} SCHED_OTHER runs, ${hbf:-0} group runs, $hbbad failed"
 fi
 
 # --- every group can be removed -------------------------------------------
