@@ -13,9 +13,11 @@ tap_check "CONFIG_PREEMPT_RT=y in /proc/config.gz" sh -c 'zcat /proc/config.gz |
 # Every option of the fragments is in the running kernel's config.
 missing=0
 zcat /proc/config.gz >/tmp/running.config
-# an A/B variant of kernel/scripts/build-without.sh (rt-no0005) uses its
-# base variant's fragment
+# an A/B variant of kernel/scripts/build-without.sh (rt-no0005) or a cut
+# of the series by build-upto.sh (rt-upto0007) uses its base variant's
+# fragment
 frag_variant=${RTLAB_KERNEL%%-no[0-9]*}
+frag_variant=${frag_variant%%-upto[0-9]*}
 for frag in /rtlab/configs/base.config "/rtlab/configs/$frag_variant.config"; do
 	[ -f "$frag" ] || { tap_diag "no $frag"; missing=$((missing + 1)); continue; }
 	for line in $(sed 's/[[:space:]]*#.*//' "$frag" | grep '^CONFIG_'); do
