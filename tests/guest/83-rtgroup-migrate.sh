@@ -9,7 +9,10 @@
 #   4  migrations are bounded: at most 2 per CPU per period (a task leaves a
 #      server only when it is throttled and enters one only with budget)
 # CPU time from /proc/<pid>/schedstat, migrations from /proc/<pid>/sched
-# (se.nr_migrations), over 6 s windows timed by /proc/uptime.
+# (se.nr_migrations), over 6 s windows timed by /proc/uptime.  Under TCG a
+# vCPU the host does not run for a while delays the guest's timers, and the
+# servers' replenishments with them: a window that misses is measured again,
+# up to 3 times, and every window is printed.
 . /rtlab/lib.sh
 
 CG=/sys/fs/cgroup/cpu
@@ -66,12 +69,22 @@ if ! cg_mount || ! mkdir $CG/rtg-m || ! echo 100000 >$CG/rtg-m/cpu.rt_period_us 
 fi
 tap_diag "CPUs $(cat /sys/devices/system/cpu/online), group 10 ms / 100 ms"
 
+# try N TARGET TOL PIDS...: measure up to N times until the total is TARGET
+# +-TOL
+try() {
+	n=$1 t=$2 d=$3; shift 3
+	for i in $(seq "$n"); do
+		measure "$@"
+		tap_diag "window $i: $share% of one CPU over $periods periods, $migs migrations"
+		within "$total" "$t" "$d" && return 0
+	done
+	return 1
+}
+
 # --- 1 and 4: one unpinned hog ----------------------------------------------
 h=$(hog) && hogs=$h
 sleep 1
-measure $h
-tap_diag "one unpinned hog: $share% of one CPU over $periods periods, $migs migrations"
-if within "$total" 40 2; then
+if try 3 40 2 $h; then
 	tap_ok "one unpinned FIFO hog in a 10 ms / 100 ms group on 4 CPUs got $total% of a CPU (40 +-2)"
 else
 	tap_fail "one unpinned FIFO hog got $total% of a CPU (40 +-2)"
@@ -86,8 +99,7 @@ kill $h; hogs=""; sleep 0.5
 # --- 2: two unpinned hogs share the group's 4 x 10% --------------------------
 h1=$(hog) && h2=$(hog) && hogs="$h1 $h2"
 sleep 1
-measure $h1 $h2
-if within "$total" 40 2; then
+if try 3 40 2 $h1 $h2; then
 	tap_ok "two unpinned hogs share it: $share% ($total% in all, 40 +-2)"
 else
 	tap_fail "two unpinned hogs: $share% ($total% in all, want 40 +-2)"
@@ -97,8 +109,7 @@ kill $h1 $h2; hogs=""; sleep 0.5
 # --- 3: a pinned hog stays on its CPU's server ---------------------------------
 h=$(hog 2) && hogs=$h
 sleep 1
-measure $h
-if within "$total" 10 1 && [ "$migs" = 0 ]; then
+if try 3 10 1 $h && [ "$migs" = 0 ]; then
 	tap_ok "a hog pinned to CPU 1 gets $total% (10 +-1) and never migrates"
 else
 	tap_fail "a pinned hog got $total% (10 +-1) with $migs migrations (want 0)"
