@@ -185,9 +185,9 @@ fi
 # priority, policy, where they sleep, run time and switches) and the
 # scheduler's view of its per-CPU run queues (SCHED_DEBUG)
 dump_group() {
-	rel=${1#$CG}
-	tap_diag "group $rel: runtime $(cat "$1/cpu.rt_runtime_us") period $(cat "$1/cpu.rt_period_us") tasks: $(tr '\n' ' ' <"$1/tasks")"
-	for tid in $(cat "$1/tasks"); do
+	gd=$1 rel=${1#$CG}	# (set -- below reuses the positional parameters)
+	tap_diag "group $rel: runtime $(cat "$gd/cpu.rt_runtime_us") period $(cat "$gd/cpu.rt_period_us") tasks: $(tr '\n' ' ' <"$gd/tasks")"
+	for tid in $(cat "$gd/tasks"); do
 		st=""
 		read -r st </proc/$tid/stat 2>/dev/null
 		set -- $st
@@ -197,6 +197,20 @@ dump_group() {
 	done
 	awk -v p="$rel" '/^rt_rq\[/ { on = (substr($0, index($0, ":") + 1) == p) } on && NF' \
 		/sys/kernel/debug/sched/debug 2>/dev/null | head -n 60 | sed 's/^/#   /'
+	# the rest of the process: rtgload's main thread sets the stop flag
+	tid=$(head -n 1 "$gd/tasks")
+	tgid=$(sed -n 's/^Tgid:[[:space:]]*//p' /proc/$tid/status 2>/dev/null)
+	[ -n "$tgid" ] || return 0
+	for d in /proc/$tgid/task/*; do
+		grep -qx "${d##*/}" "$gd/tasks" && continue
+		st=""
+		read -r st <"$d/stat" 2>/dev/null
+		set -- $st
+		[ $# -ge 41 ] || continue
+		tap_diag "  same process, tid ${d##*/} (cgroup $(sed -n 's/^[0-9]*:cpu://p' "$d/cgroup")): state $3 cpu ${39} policy ${41}" \
+			"wchan $(cat "$d/wchan" 2>/dev/null) $(grep -E '^(se.sum_exec_runtime|nr_switches)' "$d/sched" 2>/dev/null | tr -s ' ' | tr '\n' ' ')"
+		sed 's/^/#     /' "$d/stack" 2>/dev/null | head -n 12
+	done
 }
 
 # the hackbench loops and the short runs: each short run adds a line to short.rc
