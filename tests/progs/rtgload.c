@@ -539,16 +539,6 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 	int failed = 0, started = 0;
 	cJSON *root = NULL, *arr = NULL;
 
-	if (main_cpu == -2)
-		main_cpu = free_cpu();
-	if (main_cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(main_cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			die("pin the main thread to CPU %d: %s", main_cpu, strerror(errno));
-	}
 	if (pthread_barrier_init(&ready_barrier, NULL, (unsigned)ntasks + 1) ||
 	    pthread_barrier_init(&go_barrier, NULL, (unsigned)ntasks + 1))
 		die("pthread_barrier_init failed");
@@ -561,6 +551,18 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 			die("task %s: pthread_create: %s", tasks[i].name, strerror(e));
 		}
 		started++;
+	}
+	/* pinned after the threads were made: they inherit its affinity, and
+	 * a task that is not pinned must keep the whole mask */
+	if (main_cpu == -2)
+		main_cpu = free_cpu();
+	if (main_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(main_cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("pin the main thread to CPU %d: %s", main_cpu, strerror(errno));
 	}
 	pthread_barrier_wait(&ready_barrier);
 	for (int i = 0; i < ntasks; i++) {
