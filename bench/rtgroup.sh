@@ -189,6 +189,41 @@ mkgrp rtgb-pp 800000 1000000 &&
 	pp root-2cpu "" 1,2 && pp group-2cpu rtgb-pp 1,2 && pp_ok=1
 cleanup
 
+# --- migration ------------------------------------------------------------------
+# Unpinned FIFO hogs (busy shells) in one 10 ms / 100 ms group: with tasks
+# moving between the group's per-CPU servers (patch 0009) the group can use
+# 10 ms per period on each of the CPUs, i.e. ncpu x 10% of one CPU; without,
+# 10%.  CPU time from schedstat, migrations from /proc/<pid>/sched.
+mig_rows=""
+if mkdir $CG/rtgb-mig && echo 100000 >$CG/rtgb-mig/cpu.rt_period_us &&
+   echo 10000 >$CG/rtgb-mig/cpu.rt_runtime_us; then
+	for n in 1 2; do
+		pids=""
+		for _ in $(seq $n); do
+			sh -c 'while :; do :; done' >/dev/null 2>&1 &
+			echo $! >$CG/rtgb-mig/tasks && chrt -f -p 50 $! && pids="$pids $!"
+		done
+		sleep 1
+		snap() { for p in $pids; do echo "$(cut -d' ' -f1 /proc/$p/schedstat) $(awk '/nr_migrations/ { print $3 }' /proc/$p/sched)"; done; }
+		t0=$(cut -d' ' -f1 /proc/uptime); a=$(snap)
+		sleep "$SECS"
+		t1=$(cut -d' ' -f1 /proc/uptime); b=$(snap)
+		kill $pids
+		row=$(printf '%s\n--\n%s\n' "$a" "$b" | awk -v t0=$t0 -v t1=$t1 -v n=$n '
+			$1 == "--" { second = 1; next }
+			!second { ns[++i] = $1; mg[i] = $2; next }
+			{ ++j; tot += $1 - ns[j]; mig += $2 - mg[j] }
+			END { w = t1 - t0; printf "%d %.2f %.1f", n, tot * 100 / (w * 1e9), mig / w }')
+		mig_rows="$mig_rows$row
+"
+		set -- $row
+		metric "migration.$n.total_pct" "$2"
+		metric "migration.$n.migrations_per_s" "$3"
+		sleep 0.5
+	done
+	rmdir $CG/rtgb-mig
+fi
+
 # --- tables ---------------------------------------------------------------------
 {
 	echo "Bandwidth: configured vs measured share of each CPU (one FIFO hog per group and CPU, $SECS s)"
@@ -219,6 +254,12 @@ cleanup
 				printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", m, v[m, 2], v[m, 3], v[m, 4], v[m, 5], v[m, 6], rr, mr
 			}
 		}'
+	echo
+	echo "Unpinned FIFO hogs in one 10 ms / 100 ms group, $SECS s: the group may run 10 ms per period on each CPU"
+	echo
+	echo "| hogs | CPUs | reserved, % of one CPU | measured, % of one CPU | migrations/s |"
+	echo "|---|---|---|---|---|"
+	printf '%s' "$mig_rows" | awk -v c=$ncpu 'NF { printf "| %s | %d | %d | %s | %s |\n", $1, c, c * 10, $2, $3 }'
 } >"$out/table.md"
 cat "$out/table.md" | sed 's/^/# /'
 
