@@ -79,7 +79,45 @@ struct task {
 static struct task tasks[MAX_TASKS];
 static int ntasks;
 static atomic_bool stop_flag, abort_flag;
-static pthread_barrier_t ready_barrier, go_barrier;
+/*
+ * Start: each thread reports ready and waits for go; only the main thread
+ * wakes anybody.  (With pthread barriers the last thread to arrive wakes
+ * the others: a low-priority task that woke a higher-priority hog on its
+ * own CPU was preempted inside futex_wake() before it woke the main
+ * thread, and then starved by that hog for good, which in turn spun until
+ * the main thread's stop that never came.)
+ */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t go_cond = PTHREAD_COND_INITIALIZER;
+static int nready;
+static bool go;
+
+static void ready_then_wait_go(void)
+{
+	pthread_mutex_lock(&start_lock);
+	nready++;
+	pthread_cond_signal(&ready_cond);
+	while (!go)
+		pthread_cond_wait(&go_cond, &start_lock);
+	pthread_mutex_unlock(&start_lock);
+}
+
+static void wait_ready(int n)
+{
+	pthread_mutex_lock(&start_lock);
+	while (nready < n)
+		pthread_cond_wait(&ready_cond, &start_lock);
+	pthread_mutex_unlock(&start_lock);
+}
+
+static void start_all(void)
+{
+	pthread_mutex_lock(&start_lock);
+	go = true;
+	pthread_cond_broadcast(&go_cond);
+	pthread_mutex_unlock(&start_lock);
+}
 /* a burst that is done waits here for the end of the run, so that its
  * schedstat stays readable */
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -429,8 +467,7 @@ static void *task_main(void *arg)
 	bad = setup_self(t->cpu, t->cg, t->policy, t->prio, t->err, sizeof(t->err));
 	if (bad && !t->err[0])
 		snprintf(t->err, sizeof(t->err), "setup failed");
-	pthread_barrier_wait(&ready_barrier);
-	pthread_barrier_wait(&go_barrier);
+	ready_then_wait_go();
 	if (bad || atomic_load(&abort_flag))
 		return NULL;
 
@@ -539,14 +576,11 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 	int failed = 0, started = 0;
 	cJSON *root = NULL, *arr = NULL;
 
-	if (pthread_barrier_init(&ready_barrier, NULL, (unsigned)ntasks + 1) ||
-	    pthread_barrier_init(&go_barrier, NULL, (unsigned)ntasks + 1))
-		die("pthread_barrier_init failed");
 	for (int i = 0; i < ntasks; i++) {
 		int e = pthread_create(&tasks[i].thread, NULL, task_main, &tasks[i]);
 
 		if (e) {
-			/* the threads already started wait at the barriers: cannot
+			/* the threads already started wait for go: cannot
 			 * undo them cleanly, so leave */
 			die("task %s: pthread_create: %s", tasks[i].name, strerror(e));
 		}
@@ -564,7 +598,7 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 		if (sched_setaffinity(0, sizeof(set), &set))
 			die("pin the main thread to CPU %d: %s", main_cpu, strerror(errno));
 	}
-	pthread_barrier_wait(&ready_barrier);
+	wait_ready(ntasks);
 	for (int i = 0; i < ntasks; i++) {
 		struct task *t = &tasks[i];
 
@@ -584,7 +618,7 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 		atomic_store(&abort_flag, true);
 	start_ns = now_ns();
 	window_ns = start_ns + (long long)warmup_ms * 1000000LL;
-	pthread_barrier_wait(&go_barrier);
+	start_all();
 	if (failed) {
 		for (int i = 0; i < started; i++)
 			pthread_join(tasks[i].thread, NULL);
@@ -705,8 +739,7 @@ static void *pp_main(void *arg)
 	char c = 'x';
 
 	bad = setup_self(s->cpu, pp.cg, pp.policy, pp.prio, s->err, sizeof(s->err)) != 0;
-	pthread_barrier_wait(&ready_barrier);
-	pthread_barrier_wait(&go_barrier);
+	ready_then_wait_go();
 	if (bad || atomic_load(&abort_flag)) {
 		close(s->wfd);
 		return NULL;
@@ -779,12 +812,10 @@ static int run_pingpong(double duration, int warmup_ms, int cpu_a, int cpu_b, co
 	pong.rfd = p1[0];
 	pong.wfd = p2[1];
 	ping.rfd = p2[0];
-	if (pthread_barrier_init(&ready_barrier, NULL, 3) || pthread_barrier_init(&go_barrier, NULL, 3))
-		die("pthread_barrier_init failed");
 	if (pthread_create(&pong.thread, NULL, pp_main, &pong) ||
 	    pthread_create(&ping.thread, NULL, pp_main, &ping))
 		die("pthread_create failed");
-	pthread_barrier_wait(&ready_barrier);
+	wait_ready(2);
 	if (ping.err[0] || pong.err[0]) {
 		if (ping.err[0])
 			fprintf(stderr, "%s: ping: %s\n", prog, ping.err);
@@ -795,7 +826,7 @@ static int run_pingpong(double duration, int warmup_ms, int cpu_a, int cpu_b, co
 	}
 	pp.warm_ns = now_ns() + (long long)warmup_ms * 1000000LL;
 	pp.end_ns = pp.warm_ns + (long long)(duration * 1e9);
-	pthread_barrier_wait(&go_barrier);
+	start_all();
 	pthread_join(ping.thread, NULL);
 	pthread_join(pong.thread, NULL);
 	if (failed)
