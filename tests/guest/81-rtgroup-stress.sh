@@ -13,6 +13,13 @@
 #  - hackbench in a loop, SCHED_OTHER in a group without RT runtime and
 #    SCHED_FIFO 5 in a 20 ms / 100 ms group (each a group of its own, so
 #    that the test's shell in the root group keeps a fair share)
+# Every hog has a lower priority than every periodic task (FIFO 1-49 vs
+# 50-98): a hog that shares a group and a CPU with a task of lower priority
+# starves it for as long as it runs (that is FIFO within a group), and on
+# PREEMPT_RT a task starved while preempted inside an RCU read-side section
+# (clock_gettime(CLOCK_THREAD_CPUTIME_ID) is one) stalls RCU for as long:
+# seen on both the old throttling and the deadline servers, so it is the
+# test's to avoid, not a finding about either.
 # Pass: no splat (the harness watches the console), nothing hangs (every
 # load ends in time: the resident rtgload reports all its tasks, hackbench
 # and the short runs end), every short run and hackbench run succeeds, every
@@ -72,13 +79,13 @@ if [ $ok = 0 ]; then
 	tap_done
 fi
 "$L" -d "$SECS" -w 0 \
-	-t name=h1,cg=$CG/rtg-s1,policy=fifo,prio=50,cpu=1 \
-	-t name=h2,cg=$CG/rtg-s2,policy=fifo,prio=60,cpu=1 \
-	-t name=h3,cg=$CG/rtg-s3,policy=rr,prio=40,cpu=2 \
-	-t name=h4,cg=$CG/rtg-s4,policy=fifo,prio=90,cpu=3 \
+	-t name=h1,cg=$CG/rtg-s1,policy=fifo,prio=20,cpu=1 \
+	-t name=h2,cg=$CG/rtg-s2,policy=fifo,prio=30,cpu=1 \
+	-t name=h3,cg=$CG/rtg-s3,policy=rr,prio=35,cpu=2 \
+	-t name=h4,cg=$CG/rtg-s4,policy=fifo,prio=40,cpu=3 \
 	-t name=p1,cg=$CG/rtg-s1,policy=fifo,prio=70,cpu=2,kind=periodic:20000:1000 \
-	-t name=p2,cg=$CG/rtg-s3,policy=fifo,prio=30,cpu=3,kind=periodic:50000:2000 \
-	-t name=p3,cg=$CG/rtg-s4,policy=rr,prio=10,kind=periodic:10000:500 \
+	-t name=p2,cg=$CG/rtg-s3,policy=fifo,prio=60,cpu=3,kind=periodic:50000:2000 \
+	-t name=p3,cg=$CG/rtg-s4,policy=rr,prio=50,kind=periodic:10000:500 \
 	-t name=o1,cg=$CG/rtg-s2,cpu=1 \
 	-t name=o2,cg=$CG/rtg-s3 \
 	>"$work/resident.out" 2>&1 &
@@ -145,7 +152,7 @@ while now && [ "$t" -lt "$t_end" ]; do
 		n_tmp=$((n_tmp + 1))
 		if mkdir "$tg" && echo 100000 >"$tg/cpu.rt_period_us" 2>/dev/null &&
 		   P 2000 5000 8000 && echo "$w" >"$tg/cpu.rt_runtime_us" 2>/dev/null; then
-			R 1 98; p1=$r; R 1 3; c1=$r; R 1 98; p2=$r; R 1 3; c2=$r
+			R 1 49; p1=$r; R 1 3; c1=$r; R 50 98; p2=$r; R 1 3; c2=$r
 			n_short=$((n_short + 1))
 			( "$L" -d 1 -w 0 -t name=h,cg=$tg,policy=fifo,prio=$p1,cpu=$c1 \
 				-t name=p,cg=$tg,policy=fifo,prio=$p2,cpu=$c2,kind=periodic:10000:300 \
