@@ -198,8 +198,9 @@ PSECS=${RTG_PERIODIC_SECS:-10}
 # of > 1 ms in the task's own CPU time; on a quiet host there are a few
 # dozen of 1-3 ms in 10 s, the emulated timer interrupt).  A run with misses
 # AND a single stall of 5 ms or more charged to group A (a third of A's
-# 15 ms slack per period) is repeated, up to 3 runs.  Misses in a run
-# without such a stall fail at once.
+# 15 ms slack per period) is repeated, up to 3 runs; if all three are
+# disturbed so, the check is skipped (no verdict on that host).  Misses in
+# a run without such a stall fail at once.
 if mkgrp rtg-a 30000 100000 && mkgrp rtg-b 20000 100000; then
 	for attempt in 1 2 3; do
 		run periodic-$attempt -d "$PSECS" -t name=p100,cg=$CG/rtg-a,policy=fifo,prio=10,cpu=1,kind=periodic:100000:5000 \
@@ -217,7 +218,12 @@ if mkgrp rtg-a 30000 100000 && mkgrp rtg-b 20000 100000; then
 		tap_diag "periodic run $attempt: misses, and a stall of $mstall ms was charged to group A (host): run again"
 	done
 	hs=$(val hog90 share)
-	if [ "$ok" = 0 ]; then
+	disturbed=0
+	[ "$ok" != 0 ] && awk -v s="$mstall" 'BEGIN { exit !(s >= 5) }' && disturbed=1
+	if [ "$disturbed" = 1 ]; then
+		# all three runs had misses after host stalls: no verdict either way
+		tap_skip "periodic tasks without misses" "host too loaded: every run had misses after a stall of >= 5 ms charged to group A (last run: $stall ms, longest $mstall ms; p100 misses=$(val p100 misses), p50 misses=$(val p50 misses))"
+	elif [ "$ok" = 0 ]; then
 		tap_ok "periodic 100/5 ms (FIFO 10) and 50/5 ms (FIFO 20) in a 30% group: $(val p100 jobs) and $(val p50 jobs) jobs, 0 misses, worst response $(val p100 max_resp_us) and $(val p50 max_resp_us) us, beside a FIFO 90 hog in a 20% group ($hs%; run $attempt, stalls charged to group A: $stall ms, longest $mstall ms)"
 	else
 		tap_fail "periodic tasks (run $attempt, stalls charged to group A: $stall ms, longest $mstall ms): p100 jobs=$(val p100 jobs) misses=$(val p100 misses) max_late_us=$(val p100 max_late_us), p50 jobs=$(val p50 jobs) misses=$(val p50 misses) max_late_us=$(val p50 max_late_us), rc $rc"
