@@ -23,8 +23,10 @@
 # Pass: no splat (the harness watches the console), nothing hangs (every
 # load ends in time: the resident rtgload reports all its tasks, hackbench
 # and the short runs end), every short run and hackbench run succeeds, every
-# group can be removed at the end, and afterwards a 10 ms / 100 ms group
-# still gives its pinned FIFO hog 10% +-1 of the CPU over 6 s.
+# group can be removed at the end, no server leaked (with every group gone,
+# the deadline bandwidth reserved in each CPU's root domain is what it was
+# before the stress), and afterwards a 10 ms / 100 ms group still gives its
+# pinned FIFO hog 10% +-1 of the CPU over 6 s.
 . /rtlab/lib.sh
 
 L=${RTGLOAD:-/usr/local/libexec/rtlab/rtgload}
@@ -38,6 +40,12 @@ cg_mount() {
 	grep -q " $CG cgroup .*cpu" /proc/mounts && return 0
 	grep -q ' /sys/fs/cgroup ' /proc/mounts || mount -t tmpfs cgroup_root /sys/fs/cgroup || return 1
 	mkdir -p $CG && mount -t cgroup -o cpu none $CG
+}
+# the deadline bandwidth reserved in each CPU's root domain ("CPU:total_bw
+# ..."), from the scheduler's debugfs file; empty if it cannot be read
+rd_bw() {
+	awk '/^dl_rq\[/ { c = $1; gsub(/[^0-9]/, "", c) }
+	     /dl_bw->total_bw/ { printf "%s:%s ", c, $NF }' /sys/kernel/debug/sched/debug 2>/dev/null
 }
 # every rtg-s* group, children before parents (nested one level at most)
 groups() { for d in $CG/rtg-s*/*/ $CG/rtg-s*/; do [ -d "$d" ] && echo "${d%/}"; done; }
@@ -66,6 +74,7 @@ if ! "$L" --help >/dev/null || ! cg_mount || [ ! -f $CG/cpu.rt_runtime_us ]; the
 fi
 tap_ok "cgroup v1 cpu controller at $CG, rtgload installed"
 for g in $(groups); do rmdir "$g"; done
+bw_before=$(rd_bw)
 
 # --- resident groups and load --------------------------------------------
 ok=1
@@ -259,6 +268,12 @@ if [ -z "$left" ]; then
 	tap_ok "every group removed after the stress"
 else
 	tap_fail "groups that could not be removed:$left"
+fi
+bw_after=$(rd_bw)
+if [ -n "$bw_before" ] && [ "$bw_before" = "$bw_after" ]; then
+	tap_ok "no server leaked: with every group removed each root domain reserves what it did before (CPU:total_bw $bw_after)"
+else
+	tap_fail "reserved deadline bandwidth per CPU before the stress '$bw_before', after every group was removed '$bw_after'"
 fi
 
 # --- and the scheduler still does what it should -------------------------
