@@ -36,17 +36,6 @@ out=${RTLAB_OUT:-/tmp}
 work=$(mktemp -d /tmp/rtg-stress.XXXXXX)
 RANDOM=$$
 
-cg_mount() {
-	grep -q " $CG cgroup .*cpu" /proc/mounts && return 0
-	grep -q ' /sys/fs/cgroup ' /proc/mounts || mount -t tmpfs cgroup_root /sys/fs/cgroup || return 1
-	mkdir -p $CG && mount -t cgroup -o cpu none $CG
-}
-# the deadline bandwidth reserved in each CPU's root domain ("CPU:total_bw
-# ..."), from the scheduler's debugfs file; empty if it cannot be read
-rd_bw() {
-	awk '/^dl_rq\[/ { c = $1; gsub(/[^0-9]/, "", c) }
-	     /dl_bw->total_bw/ { printf "%s:%s ", c, $NF }' /sys/kernel/debug/sched/debug 2>/dev/null
-}
 # every rtg-s* group, children before parents (nested one level at most)
 groups() { for d in $CG/rtg-s*/*/ $CG/rtg-s*/; do [ -d "$d" ] && echo "${d%/}"; done; }
 bgpids=""

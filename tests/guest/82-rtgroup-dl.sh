@@ -27,11 +27,6 @@ TOL=1
 out=${RTLAB_OUT:-/tmp}
 made=""
 
-cg_mount() {
-	grep -q " $CG cgroup .*cpu" /proc/mounts && return 0
-	grep -q ' /sys/fs/cgroup ' /proc/mounts || mount -t tmpfs cgroup_root /sys/fs/cgroup || return 1
-	mkdir -p $CG && mount -t cgroup -o cpu none $CG
-}
 # mkgrp PATH RUNTIME_US PERIOD_US
 mkgrp() {
 	mkdir "$CG/$1" || return 1
@@ -62,8 +57,6 @@ val() {
 		if (nm == n) print v
 	}'
 }
-near() { awk -v x="$1" -v t="$2" -v d="$3" 'BEGIN { exit !(x != "" && x >= t - d && x <= t + d) }'; }
-atleast() { awk -v x="$1" -v m="$2" 'BEGIN { exit !(x != "" && x >= m) }'; }
 # wr FILE VALUE: write, $werr = the errno name of a failed write
 wr() {
 	werr=$( (echo "$2" >"$1") 2>&1 ) && { werr=""; return 0; }

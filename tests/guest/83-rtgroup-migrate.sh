@@ -19,27 +19,14 @@ CG=/sys/fs/cgroup/cpu
 SECS=${RTG_SECS:-6}
 hogs=""
 
-cg_mount() {
-	grep -q " $CG cgroup .*cpu" /proc/mounts && return 0
-	grep -q ' /sys/fs/cgroup ' /proc/mounts || mount -t tmpfs cgroup_root /sys/fs/cgroup || return 1
-	mkdir -p $CG && mount -t cgroup -o cpu none $CG
-}
 cleanup() {
 	for p in $hogs; do kill "$p" 2>/dev/null; done
 	sleep 0.3
 	rmdir $CG/rtg-m 2>/dev/null
 }
 trap cleanup EXIT
-# hog [CPU]: a busy-looping shell in the group at FIFO 50; prints its pid
-hog() {
-	sh -c 'while :; do :; done' >/dev/null 2>&1 &
-	p=$!
-	[ -n "${1:-}" ] && taskset -p "$1" "$p" >/dev/null
-	echo "$p" >$CG/rtg-m/tasks && chrt -f -p 50 "$p" && echo "$p"
-}
-ns() { cut -d' ' -f1 /proc/$1/schedstat; }
-mig() { awk '/nr_migrations/ { print $3 }' /proc/$1/sched; }
-up() { cut -d' ' -f1 /proc/uptime; }
+# hog [MASK]: a FIFO 50 hog in the group; prints its pid
+hog() { fifo_hog $CG/rtg-m/tasks "$@"; }
 # measure PIDS...: sets $share (per pid, percent of one CPU), $total, $migs
 # (per pid), $periods (100 ms periods in the window)
 measure() {
@@ -60,7 +47,6 @@ measure() {
 	}')
 	share=${1%,} total=$2 migs=${3%,} periods=$4
 }
-within() { awk -v x="$1" -v t="$2" -v d="$3" 'BEGIN { exit !(x >= t - d && x <= t + d) }'; }
 
 if ! cg_mount || ! mkdir $CG/rtg-m || ! echo 100000 >$CG/rtg-m/cpu.rt_period_us ||
    ! echo 10000 >$CG/rtg-m/cpu.rt_runtime_us; then
@@ -76,7 +62,7 @@ try() {
 	for i in $(seq "$n"); do
 		measure "$@"
 		tap_diag "window $i: $share% of one CPU over $periods periods, $migs migrations"
-		within "$total" "$t" "$d" && return 0
+		near "$total" "$t" "$d" && return 0
 	done
 	return 1
 }

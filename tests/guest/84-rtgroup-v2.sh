@@ -35,27 +35,20 @@ wr() {
 	esac
 	return 1
 }
-hog() {
-	sh -c 'while :; do :; done' >/dev/null 2>&1 &
-	p=$!
-	[ -n "${2:-}" ] && taskset -p "$2" "$p" >/dev/null
-	echo "$p" >"$1/cgroup.procs" && chrt -f -p 50 "$p" && echo "$p"
-}
-ns() { cut -d' ' -f1 /proc/$1/schedstat; }
-up() { cut -d' ' -f1 /proc/uptime; }
+# hog GROUP [MASK]: a FIFO 50 hog in the v2 group GROUP; prints its pid
+hog() { fifo_hog "$1/cgroup.procs" ${2:+"$2"}; }
 share() {	# share PID: percent of one CPU over $SECS s
 	t0=$(up); a=$(ns $1); sleep "$SECS"; t1=$(up); b=$(ns $1)
 	awk -v a=$a -v b=$b -v t0=$t0 -v t1=$t1 'BEGIN { printf "%.2f", (b - a) * 100 / ((t1 - t0) * 1e9) }'
 }
-within() { awk -v x="$1" -v t="$2" -v d="$3" 'BEGIN { exit !(x >= t - d && x <= t + d) }'; }
 # measure PID TARGET TOL: $got = the share of up to 3 windows, the first
-# within TARGET +-TOL (under TCG a vCPU the host leaves idle delays the
+# near TARGET +-TOL (under TCG a vCPU the host leaves idle delays the
 # servers' replenishments: such a window is measured again)
 measure() {
 	for i in 1 2 3; do
 		got=$(share $1)
 		tap_diag "pid $1, window $i: $got% of one CPU"
-		within "$got" $2 $3 && return 0
+		near "$got" $2 $3 && return 0
 	done
 	return 1
 }
@@ -126,7 +119,7 @@ sleep 1
 measure $h 40 2
 u=$got
 kill $h; hogs=""
-if within "$s" 10 1 && within "$u" 40 2; then
+if near "$s" 10 1 && near "$u" 40 2; then
 	tap_ok "10 ms / 100 ms group: pinned hog $s% (10 +-1), unpinned hog $u% of a CPU (40 +-2)"
 else
 	tap_fail "10 ms / 100 ms group: pinned hog $s% (10 +-1), unpinned hog $u% (40 +-2)"

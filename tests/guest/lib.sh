@@ -20,3 +20,33 @@ tap_done() {
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
 }
+
+# --- helpers of the RT group tests (80-85) -------------------------------
+# cg_mount: the cgroup v1 cpu controller at $CG (/sys/fs/cgroup/cpu)
+cg_mount() {
+	grep -q " $CG cgroup .*cpu" /proc/mounts && return 0
+	grep -q ' /sys/fs/cgroup ' /proc/mounts || mount -t tmpfs cgroup_root /sys/fs/cgroup || return 1
+	mkdir -p "$CG" && mount -t cgroup -o cpu none "$CG"
+}
+# near X T D: X is a number within T +-D;  atleast X M: X >= M
+near() { awk -v x="$1" -v t="$2" -v d="$3" 'BEGIN { exit !(x != "" && x >= t - d && x <= t + d) }'; }
+atleast() { awk -v x="$1" -v m="$2" 'BEGIN { exit !(x != "" && x >= m) }'; }
+# ns PID: CPU time so far (ns);  mig PID: migrations so far;  up: uptime (s)
+ns() { cut -d' ' -f1 "/proc/$1/schedstat"; }
+mig() { awk '/nr_migrations/ { print $3 }' "/proc/$1/sched"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+# rd_bw: the deadline bandwidth reserved in each CPU's root domain
+# ("CPU:total_bw ..."), empty if the scheduler's debugfs file is missing
+rd_bw() {
+	awk '/^dl_rq\[/ { c = $1; gsub(/[^0-9]/, "", c) }
+	     /dl_bw->total_bw/ { printf "%s:%s ", c, $NF }' /sys/kernel/debug/sched/debug 2>/dev/null
+}
+# fifo_hog FILE [MASK]: start a busy-looping shell, pin it to the CPU mask
+# MASK if given, write its pid to FILE (a group's tasks or cgroup.procs)
+# and make it SCHED_FIFO 50; prints the pid
+fifo_hog() {
+	sh -c 'while :; do :; done' >/dev/null 2>&1 &
+	_p=$!
+	[ -n "${2:-}" ] && taskset -p "$2" "$_p" >/dev/null
+	echo "$_p" >"$1" && chrt -f -p 50 "$_p" && echo "$_p"
+}
