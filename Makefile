@@ -16,14 +16,17 @@ CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
 all: tools kernel initramfs
 
 # --- packages -------------------------------------------------------------
+# Every target that runs a compiler has deps as an order-only prerequisite,
+# so that the first command on a fresh machine, whichever it is, installs
+# the packages first (tests/host/make-order.sh checks it).
 deps:
-	@vm/deps.sh
+	@scripts/deps.sh
 
 # --- kernel ---------------------------------------------------------------
 # The tree and the kernel builds share one lock: two make runs at once
 # (a developer's and a helper's) must never rebuild the tree under a
 # running build, nor run two kernel builds on two cores.
-tree: deps
+tree: | deps
 	@mkdir -p $(BUILD)
 	@flock $(BUILD)/.kernel.lock kernel/scripts/prepare-tree.sh
 
@@ -37,14 +40,14 @@ modules: kernel
 	@for v in $(VARIANTS); do flock $(BUILD)/.kernel.lock kernel/scripts/build-modules.sh $$v || exit 1; done
 
 rtla: tree
-	@flock $(BUILD)/.kernel.lock $(MAKE) -s -C $(BUILD)/linux/tools/tracing/rtla >/dev/null
+	@flock $(BUILD)/.kernel.lock kernel/scripts/build-rtla.sh
 
 # --- user space -----------------------------------------------------------
-$(LABCHECK): vm/labcheck/labcheck.c
+$(LABCHECK): vm/labcheck/labcheck.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LAB) -o $@ $<
 
-tools: $(LABCHECK)
+tools: $(LABCHECK) | deps
 	@mkdir -p $(BUILD)
 	@flock $(BUILD)/.stage.lock vm/stage-tools.sh $(COMPONENTS)
 
