@@ -23,24 +23,24 @@ deps:
 	@scripts/deps.sh
 
 # --- kernel ---------------------------------------------------------------
-# The tree and the kernel builds share one lock: two make runs at once
-# (a developer's and a helper's) must never rebuild the tree under a
-# running build, nor run two kernel builds on two cores.
+# Every step that writes the kernel tree or a kernel build runs under the
+# machine-wide kernel lock (KLOCK; kernel/scripts/lib.sh says why).
+KLOCK := kernel/scripts/locked.sh
 tree: | deps
 	@mkdir -p $(BUILD)
-	@flock $(BUILD)/.kernel.lock kernel/scripts/prepare-tree.sh
+	@$(KLOCK) kernel/scripts/prepare-tree.sh
 
 kernel: tree
-	@for v in $(VARIANTS); do flock $(BUILD)/.kernel.lock kernel/scripts/build-kernel.sh $$v || exit 1; done
+	@for v in $(VARIANTS); do $(KLOCK) kernel/scripts/build-kernel.sh $$v || exit 1; done
 
 $(addprefix kernel-,$(VARIANTS)): kernel-%: tree
-	@flock $(BUILD)/.kernel.lock kernel/scripts/build-kernel.sh $*
+	@$(KLOCK) kernel/scripts/build-kernel.sh $*
 
 modules: kernel
-	@for v in $(VARIANTS); do flock $(BUILD)/.kernel.lock kernel/scripts/build-modules.sh $$v || exit 1; done
+	@for v in $(VARIANTS); do $(KLOCK) kernel/scripts/build-modules.sh $$v || exit 1; done
 
 rtla: tree
-	@flock $(BUILD)/.kernel.lock kernel/scripts/build-rtla.sh
+	@$(KLOCK) kernel/scripts/build-rtla.sh
 
 # --- user space -----------------------------------------------------------
 $(LABCHECK): vm/labcheck/labcheck.c | deps
@@ -91,7 +91,7 @@ checkpatch: tree
 # make cocci-report [DIR=drivers/pinctrl]: the PREEMPT_RT context checkers
 # over the lab's tree (or one directory of it)
 cocci-report: tree
-	@flock $(BUILD)/.kernel.lock cocci/run.sh --tree $(BUILD)/linux --out $(BUILD)/cocci-report -j 2 $(DIR)
+	@$(KLOCK) cocci/run.sh --tree $(BUILD)/linux --out $(BUILD)/cocci-report -j 2 $(DIR)
 
 clean:
 	rm -rf $(BUILD)/out $(BUILD)/initramfs $(BUILD)/run $(BUILD)/bin $(BUILD)/modules

@@ -9,15 +9,12 @@
 # that must be an error here.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD:-$top/build}
+. "$(dirname "$0")/lib.sh"
+top=$rtlab_top build=$rtlab_build tree=$rtlab_tree
 variant=${1:?usage: build-kernel.sh rt|rt-debug}
-tree=$build/linux
 out=$build/out/$variant
 # FRAGMENT: build another variant's config into this variant's directory
 frags=("$top/kernel/configs/base.config" "$top/kernel/configs/${FRAGMENT:-$variant}.config")
-
-die() { echo "build-kernel: $*" >&2; exit 1; }
 
 [ -f "${frags[1]}" ] || die "no config fragment for variant '$variant'"
 [ -f "$tree/.rtlab-stamp" ] || die "$tree is not prepared (make tree)"

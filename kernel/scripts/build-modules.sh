@@ -4,13 +4,13 @@
 # $BUILD/out/<variant>/rtlab-modules/ for the initramfs.  The sources are
 # copied per variant so that the two builds never share objects.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD:-$top/build}
+. "$(dirname "$0")/lib.sh"
+top=$rtlab_top build=$rtlab_build
 variant=${1:?usage: build-modules.sh rt|rt-debug}
 out=$build/out/$variant
 dest=$out/rtlab-modules
 work=$build/modules/$variant
-[ -f "$out/Module.symvers" ] || { echo "build-modules: kernel $variant not built" >&2; exit 1; }
+[ -f "$out/Module.symvers" ] || die "kernel $variant not built"
 export KBUILD_BUILD_TIMESTAMP='2017-10-21 09:00:00 UTC' KBUILD_BUILD_USER=rtlab KBUILD_BUILD_HOST=rtlab
 mkdir -p "$dest" "$work"
 rm -f "$dest"/*.ko

@@ -3,6 +3,5 @@
 # rather than a $(MAKE) line in the Makefile: "make -n" runs $(MAKE) lines,
 # and the dry run of tests/host/make-order.sh must not build anything.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD:-$top/build}
-make -s -C "$build/linux/tools/tracing/rtla" >/dev/null
+. "$(dirname "$0")/lib.sh"
+make -s -C "$rtlab_tree/tools/tracing/rtla" >/dev/null

@@ -2,11 +2,10 @@
 # Run the tree's scripts/checkpatch.pl --strict over every patch of the
 # series.  Prints TAP, one point a patch; any ERROR, WARNING or CHECK fails it.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD:-$top/build}
-cp=$build/linux/scripts/checkpatch.pl
+. "$(dirname "$0")/lib.sh"
+cp=$rtlab_tree/scripts/checkpatch.pl
 [ -f "$cp" ] || { echo "not ok 1 checkpatch: $cp missing (make tree)"; exit 1; }
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$top/kernel/patches/series" | grep -v '^$')
+mapfile -t patches < <(series)
 echo "TAP version 13"
 fail=0
 if [ ${#patches[@]} -eq 0 ]; then
@@ -18,7 +17,7 @@ echo "1..${#patches[@]}"
 i=0
 for p in "${patches[@]}"; do
 	i=$((i + 1))
-	out=$(cd "$build/linux" && perl "$cp" --strict -q --show-types "$top/kernel/patches/$p" 2>&1)
+	out=$(cd "$rtlab_tree" && perl "$cp" --strict -q --show-types "$rtlab_patches/$p" 2>&1)
 	if echo "$out" | grep -qE '^(ERROR|WARNING|CHECK)'; then
 		echo "not ok $i checkpatch --strict $p"
 		echo "$out" | sed 's/^/# /'

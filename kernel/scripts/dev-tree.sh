@@ -6,9 +6,8 @@
 # The lab itself never builds from this tree (it builds $BUILD/linux from
 # the series), so what is tested is always what is committed.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD:-$top/build}
-kdev=$build/kdev
+. "$(dirname "$0")/lib.sh"
+kdev=$rtlab_build/kdev
 tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 if [ ! -d "$kdev/.git" ]; then
 	mkdir -p "$kdev"
@@ -19,7 +18,7 @@ if [ ! -d "$kdev/.git" ]; then
 	git -C "$kdev" tag pristine
 fi
 git -C "$kdev" checkout -q -B series pristine
-for p in $(sed -e 's/#.*//' "$top/kernel/patches/series" | grep -v '^[[:space:]]*$'); do
-	git -C "$kdev" am -q "$top/kernel/patches/$p"
+for p in $(series); do
+	git -C "$kdev" am -q "$rtlab_patches/$p"
 done
 echo "dev-tree: $kdev on branch series ($(git -C "$kdev" rev-list --count pristine..) patches over 'pristine')"

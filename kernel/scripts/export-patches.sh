@@ -2,9 +2,9 @@
 # Export the commits of $BUILD/kdev (branch "series", over tag "pristine") as
 # kernel/patches/*.patch and rewrite kernel/patches/series to match.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-kdev=${BUILD:-$top/build}/kdev
-dest=$top/kernel/patches
+. "$(dirname "$0")/lib.sh"
+kdev=$rtlab_build/kdev
+dest=$rtlab_patches
 rm -f "$dest"/[0-9][0-9][0-9][0-9]-*.patch
 # --signoff: every patch carries the project's Signed-off-by (checked by
 # make checkpatch); git adds none twice

@@ -7,31 +7,14 @@
 # and leaves the previous good tree (if any) untouched.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD:-$top/build}
+. "$(dirname "$0")/lib.sh"
+build=$rtlab_build patches=$rtlab_patches tree=$rtlab_tree
 tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-patches=$top/kernel/patches
-tree=$build/linux
 stampfile=$tree/.rtlab-stamp
-
-die() { echo "prepare-tree: $*" >&2; exit 1; }
 
 [ -r "$tarball" ] || die "$tarball not found (apt-get install linux-source-6.12)"
 
-series() {
-	[ -f "$patches/series" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$patches/series" | grep -v '^$' || true
-}
-
-# The stamp names the tarball (size, mtime) and hashes the series and patches.
-stamp=$( {
-	stat -c '%n %s %Y' "$tarball"
-	[ -f "$patches/series" ] && cat "$patches/series"
-	series | while read -r p; do
-		[ -f "$patches/$p" ] || die "series names $p, which is not in kernel/patches"
-		sha256sum "$patches/$p"
-	done
-} | sha256sum | cut -d' ' -f1)
+stamp=$(tree_stamp "$tarball")
 
 if [ -f "$stampfile" ] && [ "$(cat "$stampfile")" = "$stamp" ]; then
 	echo "prepare-tree: $tree is up to date ($(make -s -C "$tree" kernelversion))"
