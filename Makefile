@@ -4,12 +4,15 @@
 TOP      := $(abspath .)
 BUILD    ?= $(TOP)/build
 export BUILD
-VARIANTS := rt rt-debug
+# kernel/configs/<variant>.config (lab/lib/machine.sh); build-only ones
+# (first line "# rtlab: build-only") are built but never booted
+VARIANTS   := $(shell lab/rtlab variants)
+BUILD_ONLY := $(shell lab/rtlab variants --build-only)
 COMPONENTS := $(patsubst %/Makefile,%,$(wildcard lib/*/Makefile tools/*/Makefile)) tests/progs
 LABCHECK := $(BUILD)/bin/labcheck
 CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
 
-.PHONY: all deps tree kernel $(addprefix kernel-,$(VARIANTS)) modules rtla tools \
+.PHONY: all deps tree kernel $(addprefix kernel-,$(VARIANTS) $(BUILD_ONLY)) modules rtla tools \
 	initramfs check demo shell bench guest-test reboot-test checkpatch stress clean cocci-report \
 	host-test
 
@@ -31,9 +34,9 @@ tree: | deps
 	@$(KLOCK) kernel/scripts/prepare-tree.sh
 
 kernel: tree
-	@for v in $(VARIANTS); do $(KLOCK) kernel/scripts/build-kernel.sh $$v || exit 1; done
+	@for v in $(VARIANTS) $(BUILD_ONLY); do $(KLOCK) kernel/scripts/build-kernel.sh $$v || exit 1; done
 
-$(addprefix kernel-,$(VARIANTS)): kernel-%: tree
+$(addprefix kernel-,$(VARIANTS) $(BUILD_ONLY)): kernel-%: tree
 	@$(KLOCK) kernel/scripts/build-kernel.sh $*
 
 modules: kernel
@@ -43,22 +46,18 @@ rtla: tree
 	@$(KLOCK) kernel/scripts/build-rtla.sh
 
 # --- user space -----------------------------------------------------------
-$(LABCHECK): vm/labcheck/labcheck.c | deps
+$(LABCHECK): lab/labcheck/labcheck.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LAB) -o $@ $<
 
 tools: $(LABCHECK) | deps
 	@mkdir -p $(BUILD)
-	@flock $(BUILD)/.stage.lock vm/stage-tools.sh $(COMPONENTS)
+	@flock $(BUILD)/.stage.lock lab/image/stage-tools.sh $(COMPONENTS)
 
 initramfs: tools modules rtla
-	@flock $(BUILD)/.stage.lock vm/mkinitramfs.sh
+	@flock $(BUILD)/.stage.lock lab/rtlab image
 
-# --- running --------------------------------------------------------------
-GUEST_TESTS = $(sort $(filter-out %/lib.sh,$(wildcard tests/guest/*)))
-# bench/run.sh and the A/B drivers (bench/*-ab.sh) run on the host
-BENCHES     = $(sort $(filter-out bench/run.sh bench/%-ab.sh,$(wildcard bench/*.sh)))
-
+# --- running (lab/rtlab) ---------------------------------------------------
 check: deps
 	@tests/check.sh
 
@@ -68,22 +67,25 @@ host-test: tools
 # make guest-test T=name [KERNEL=rt] [VERBOSE=1]  (name with or without .sh)
 guest-test: initramfs
 	@test -n "$(T)" || { echo "usage: make guest-test T=<name in tests/guest>"; exit 2; }
-	@vm/run-tests.sh --suite one $(foreach t,$(T),$(firstword $(wildcard tests/guest/$(t) tests/guest/$(t).sh) tests/guest/$(t)))
+	@lab/rtlab run --suite one $(foreach t,$(T),$(firstword $(wildcard tests/guest/$(t) tests/guest/$(t).sh) tests/guest/$(t)))
 
 reboot-test: initramfs
-	@vm/reboot-test.sh $(or $(N),50)
+	@lab/rtlab reboot $(or $(N),50)
 
+# make shell [T=test] [CMD='...'] [KERNEL= CPUS= MEM= NICS= TPM=yes DEVICES=]
+# (CMD and the machine keys reach lab/cmd/shell.sh through the environment)
 shell: initramfs
-	@vm/shell.sh
+	@lab/rtlab shell
 
 demo: initramfs
-	@vm/demo.sh
+	@lab/rtlab demo
 
+# make bench [B="name ..."]: all benchmarks, or the named ones of bench/guest
 bench: initramfs
-	@bench/run.sh $(BENCHES)
+	@bench/host/run.sh $(foreach b,$(B),bench/guest/$(b).sh)
 
 stress: initramfs
-	@vm/run-tests.sh --suite stress --dir stress $(sort $(wildcard tests/stress/*))
+	@lab/rtlab run --suite stress --dir stress $(sort $(wildcard tests/stress/*))
 
 checkpatch: tree
 	@kernel/scripts/checkpatch.sh

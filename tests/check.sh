@@ -52,7 +52,7 @@ done
 if [ "$host_only" = 0 ]; then
 	phase "guest tests"
 	mapfile -t gt < <(ls tests/guest/* | grep -v '/lib\.sh$' | sort)
-	vm/run-tests.sh --suite guest "${gt[@]}" >"$results/guest.log" 2>&1
+	lab/rtlab run --suite guest "${gt[@]}" >"$results/guest.log" 2>&1
 	# one TAP file per boot: each has its own plan line
 	n=0
 	for r in "$build"/run/guest/*/result.tap; do
@@ -64,11 +64,11 @@ if [ "$host_only" = 0 ]; then
 	grep -hE '^not ok' "$results"/guest*.tap | sed 's/^/   /'
 
 	phase "harness self-tests"
-	tests/harness-selftest.sh >"$results/selftest.tap" 2>&1
+	lab/rtlab selftest >"$results/selftest.tap" 2>&1
 	grep -E '^not ok' "$results/selftest.tap" | sed 's/^/   /'
 
 	phase "reboot test"
-	vm/reboot-test.sh "${REBOOTS:-5}" >"$results/reboot.tap" 2>&1
+	lab/rtlab reboot "${REBOOTS:-5}" >"$results/reboot.tap" 2>&1
 	tail -n 1 "$results/reboot.tap" | sed 's/^/   /'
 
 	phase "checkpatch"

@@ -50,5 +50,5 @@ for p in "${reverse[@]}"; do
 done
 FRAGMENT=$base "$rtlab_top/kernel/scripts/build-kernel.sh" "$variant"
 "$rtlab_top/kernel/scripts/build-modules.sh" "$variant"
-"$rtlab_top/vm/mkinitramfs.sh" --variant "$variant"
+"$rtlab_top/lab/rtlab" image --variant "$variant"
 echo "build-variant: kernel $variant ($what) ready"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host unit tests of the console checker and TAP collector (vm/labcheck).
+# Host unit tests of the console checker and TAP collector (lab/labcheck).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fx=$top/tests/host/fixtures/labcheck
@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 # The tests run against an ASan+UBSan build of the same source.
 if [ -z "${LABCHECK:-}" ]; then
 	gcc -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -o "$tmp/labcheck" "$top/vm/labcheck/labcheck.c" || exit 1
+		-fno-sanitize-recover=all -o "$tmp/labcheck" "$top/lab/labcheck/labcheck.c" || exit 1
 	lc=$tmp/labcheck
 else
 	lc=$LABCHECK

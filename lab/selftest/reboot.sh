@@ -1,11 +1,11 @@
 #!/bin/bash
 # Reboot test (the summit's advice: reboot tests unearth what nothing else
-# does): boot the rt kernel N times, each boot running vm/reboot/smoke, and
+# does): boot the rt kernel N times, each boot running lab/selftest/reboot/smoke, and
 # count the boots that reached the end cleanly (init reached, smoke test
 # passed, no splat, guest powered off by itself).  Prints TAP, one point a
 # boot, and a summary; exit 1 unless every boot was clean.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 n=${1:-50}
 case "$n" in ''|*[!0-9]*) echo "reboot-test: N must be a number" >&2; exit 2 ;; esac
@@ -14,7 +14,7 @@ echo "TAP version 13"
 echo "1..$((n + 1))"
 t0=$(date +%s)
 for i in $(seq "$n"); do
-	if "$top/vm/run-tests.sh" --suite "reboot/$i" --dir reboot "$top/vm/reboot/smoke" >/dev/null 2>&1 &&
+	if "$top/lab/rtlab" run --suite "reboot/$i" --dir reboot "$top/lab/selftest/reboot/smoke" >/dev/null 2>&1 &&
 	   grep -q 'rtlab: DONE' "$build"/run/reboot/"$i"/*/console.log; then
 		clean=$((clean + 1))
 		echo "ok $i boot $i clean ($(cat "$build"/run/reboot/"$i"/*/wall) s)"

@@ -1,4 +1,4 @@
-# gnuplot script for bench/rtpi-wakeup.sh; run by bench/run.sh in the
+# gnuplot script for bench/guest/rtpi-wakeup.sh; run by bench/host/run.sh in the
 # benchmark's output directory.  Distribution of the high-priority waiter's
 # wake-up latency per implementation: latency (log x) against the fraction
 # of wake-ups at or below it.

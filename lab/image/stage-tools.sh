@@ -3,7 +3,7 @@
 # directory ($BUILD/initramfs/stage), in a fresh directory that replaces the
 # old one only when everything built.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 stage=$build/initramfs/stage
 mkdir -p "$build/initramfs"

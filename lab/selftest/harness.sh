@@ -1,12 +1,12 @@
 #!/bin/bash
-# Prove the harness: run vm/selftest/ in the guest, where a test WARNs, one
+# Prove the harness: run lab/selftest/harness/ in the guest, where a test WARNs, one
 # hangs, one panics the guest and one runs after the panic, and check that
 # the harness reports each the way it must.  Prints TAP.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 run=$build/run/selftest
-"$top/vm/run-tests.sh" --suite selftest --dir selftest "$top"/vm/selftest/* >/dev/null 2>&1
+"$top/lab/rtlab" run --suite selftest --dir selftest "$top"/lab/selftest/harness/* >/dev/null 2>&1
 rc=$?
 all=$(cat "$run"/*/result.tap 2>/dev/null)
 n=0

@@ -1,4 +1,4 @@
-# gnuplot script for bench/cyclictest.sh; run by bench/run.sh in the
+# gnuplot script for bench/guest/cyclictest.sh; run by bench/host/run.sh in the
 # benchmark's output directory.  OSADL-style: latency on x, log count on y.
 set terminal pngcairo size 900,500 noenhanced
 set output 'cyclictest.png'

@@ -1,11 +1,11 @@
 #!/bin/bash
-# make demo: boot the rt kernel in QEMU, run the showcase scenario (cyclictest
+# lab/rtlab demo (make demo): boot the rt kernel in QEMU, run the showcase scenario (cyclictest
 # idle and under hackbench load, the kernel's wake-up histogram), print a
 # short report and the plot's path.  DURATION (s per scenario, default 10).
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$top/build}
-BENCH_SUITE=demo "$top/bench/run.sh" --env "DURATION=${DURATION:-10}" "$top/bench/cyclictest.sh" >"$build/demo.log" 2>&1
+. "$(dirname "$0")/../lib/machine.sh"
+top=$lab_top build=$lab_build
+BENCH_SUITE=demo "$top/bench/host/run.sh" --env "DURATION=${DURATION:-10}" "$top/bench/guest/cyclictest.sh" >"$build/demo.log" 2>&1
 rc=$?
 d=$(ls -d "$build"/run/demo/*/ | tail -n 1)
 init=$(grep -ho 'rtlab: INIT.*' "$d/console.log" | head -n 1)

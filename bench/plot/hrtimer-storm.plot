@@ -1,4 +1,4 @@
-# gnuplot script for bench/hrtimer-storm.sh, run on the host in the
+# gnuplot script for bench/guest/hrtimer-storm.sh, run on the host in the
 # benchmark's output directory (growth.dat, scenarios.dat, label).
 # Writes hrtimer-storm.png.
 

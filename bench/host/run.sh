@@ -1,0 +1,49 @@
+#!/bin/bash
+# make bench: run the benchmarks in the guest (rt kernel), make their plots
+# on the host and write one report, build/bench/REPORT.md, with the date,
+# the machine and every benchmark's table.
+#   bench/host/run.sh [--env NAME=VALUE]... [BENCHMARK.sh...]
+# Without a benchmark, all of them: bench/guest/*.sh (and bench/rtgroup.sh,
+# which stays in bench/ until its owner moves it).
+set -uo pipefail
+. "$(dirname "$0")/../../lab/lib/machine.sh"
+top=$lab_top build=$lab_build
+envs=()
+while [ "${1:-}" = --env ]; do envs+=(--env "$2"); shift 2; done
+[ $# -gt 0 ] || set -- "$top"/bench/guest/*.sh "$top"/bench/rtgroup.sh
+suite=${BENCH_SUITE:-bench}
+"$top/lab/rtlab" run --suite "$suite" --dir bench --kernel "${KERNEL:-$(default_kernel bench)}" "${envs[@]}" "$@" \
+	>"$build/bench-$suite.tap" 2>&1
+rc=$?
+grep -E '^(not ok|#   )' "$build/bench-$suite.tap" | head -n 40
+report=$build/bench/REPORT.md
+[ "$suite" = bench ] || report=$build/bench/REPORT-$suite.md
+mkdir -p "$build/bench"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+{
+	echo "# rtlab benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "Host: $cpu, $(nproc) cores; guest: QEMU ${ACCEL:-tcg}, kernel $(make -s -C "$build/linux" kernelversion 2>/dev/null)-rtlab (${KERNEL:-$(default_kernel bench)})."
+	[ "${ACCEL:-tcg}" = tcg ] && echo "Under TCG absolute latencies are emulator time, not hardware numbers: compare ratios within one run."
+} >"$report"
+for b in "$@"; do
+	name=$(basename "$b" .sh)
+	d=$(ls -d "$build/run/$suite"/*/out/"$name.sh" 2>/dev/null | tail -n 1)
+	[ -n "$d" ] || { echo "bench: $name produced no output" >&2; rc=1; continue; }
+	echo "${ACCEL:-tcg}, $(date -u +%F)" >"$d/label"
+	if [ -f "$top/bench/plot/$name.plot" ]; then
+		(cd "$d" && gnuplot "$top/bench/plot/$name.plot") 2>"$d/plot.err" ||
+			{ echo "bench: plot for $name failed: $(head -n 3 "$d/plot.err")" >&2; rc=1; }
+	fi
+	{
+		echo
+		echo "## $name"
+		echo
+		sed -n 's/^# \(.*\)$/\1/p' "$d/tap" | grep -v '^TAP\|^SKIP' | sed 's/$/  /'
+		echo
+		[ -f "$d/table.md" ] && cat "$d/table.md"
+		for p in "$d"/*.png; do [ -f "$p" ] && echo && echo "Plot: $p"; done
+	} >>"$report"
+done
+cat "$report"
+exit $rc
