@@ -10,7 +10,7 @@ VARIANTS   := $(shell lab/rtlab variants)
 BUILD_ONLY := $(shell lab/rtlab variants --build-only)
 COMPONENTS := $(patsubst %/Makefile,%,$(wildcard lib/*/Makefile tools/*/Makefile)) tests/progs
 LABCHECK := $(BUILD)/bin/labcheck
-CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE
+CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude
 
 .PHONY: all deps tree kernel $(addprefix kernel-,$(VARIANTS) $(BUILD_ONLY)) modules rtla tools \
 	initramfs check demo shell bench guest-test reboot-test checkpatch stress clean cocci-report \
@@ -46,7 +46,7 @@ rtla: tree
 	@$(KLOCK) kernel/scripts/build-rtla.sh
 
 # --- user space -----------------------------------------------------------
-$(LABCHECK): lab/labcheck/labcheck.c | deps
+$(LABCHECK): lab/labcheck/labcheck.c $(wildcard include/rtlab/*.h) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LAB) -o $@ $<
 

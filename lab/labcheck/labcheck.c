@@ -36,6 +36,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rtlab/die.h"
+
 #define SPLAT_CONTEXT	40	/* lines of a splat kept after its first */
 #define TAIL_LINES	30	/* console lines shown for a test that died */
 
@@ -82,10 +84,8 @@ struct console {
 static void *xrealloc(void *p, size_t size)
 {
 	p = realloc(p, size);
-	if (!p) {
-		perror("labcheck");
-		exit(2);
-	}
+	if (!p)
+		die("out of memory");
 	return p;
 }
 
@@ -146,10 +146,8 @@ static int read_console(const char *path, struct console *c)
 				buf[i] = ' ';
 		c->lines = xrealloc(c->lines, (c->n + 1) * sizeof(*c->lines));
 		c->lines[c->n].text = strdup(buf);
-		if (!c->lines[c->n].text) {
-			perror("labcheck");
-			exit(2);
-		}
+		if (!c->lines[c->n].text)
+			die("out of memory");
 		c->lines[c->n].kmsg = kernel_text(c->lines[c->n].text);
 		c->n++;
 	}

@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 # The tests run against an ASan+UBSan build of the same source.
 if [ -z "${LABCHECK:-}" ]; then
 	gcc -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -o "$tmp/labcheck" "$top/lab/labcheck/labcheck.c" || exit 1
+		-fno-sanitize-recover=all -I"$top/include" -o "$tmp/labcheck" "$top/lab/labcheck/labcheck.c" || exit 1
 	lc=$tmp/labcheck
 else
 	lc=$LABCHECK

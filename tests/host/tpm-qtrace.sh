@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 gcc -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=address,undefined \
-	-fno-sanitize-recover=all -o "$tmp/tt" "$top/tests/progs/tpm_tis_test.c" -lcrypto || exit 1
+	-fno-sanitize-recover=all -I"$top/include" -o "$tmp/tt" "$top/tests/progs/tpm_tis_test.c" -lcrypto || exit 1
 n=0 failed=0
 echo "TAP version 13"
 t() {	# t DESCRIPTION COMMAND...: ok if the command succeeds

@@ -29,39 +29,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "rtlab/die.h"
+#include "rtlab/tap.h"
+#include "rtlab/time.h"
 
 #define SIM_CTL		"/sys/kernel/debug/rtlab_irqsim/ctl"
 #define SIM_STATUS	"/sys/kernel/debug/rtlab_irqsim/status"
 #define PROC_IRQS	"/proc/interrupts"
 #define SYS_GEN		"/sys/kernel/irq/generation"
-#define WAIT_MS		5000
+#define WAIT_MS		5000	/* longest wait for a wake-up or a thread */
+#define WAIT_NS		(WAIT_MS * RTLAB_NSEC_PER_MSEC)
 
 static const char *source_path = PROC_IRQS;
 static bool use_epoll;
 static int npollers = 1, cycles = 100, prio = 77;
 static const char *json_out;
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# error: ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	exit(2);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_ms(int ms)
 {
@@ -246,7 +228,7 @@ static void *poller_fn(void *arg)
 /* Wait until @target acknowledgements arrived; false on time-out. */
 static bool wait_acks(int target)
 {
-	uint64_t end = now_ns() + WAIT_MS * 1000000ull;
+	int64_t end = now_ns() + WAIT_NS;
 
 	while (atomic_load(&acks) < target) {
 		if (now_ns() > end)
@@ -281,7 +263,8 @@ static int cmd_pollers(bool churn)
 	pthread_t churner;
 	long churn_rounds = 0;
 	int i, c, missed = 0, extra = 0, errors = 0, changes = 0;
-	uint64_t t0, g0, g1;
+	int64_t t0;
+	uint64_t g0, g1;
 
 	if (!ps)
 		die("out of memory");
@@ -551,14 +534,14 @@ static int cmd_race(void)
 
 	for (c = 1; c <= cycles; c++) {
 		struct sched_param sp;
-		uint64_t end;
+		int64_t end;
 		int pid, pol;
 
 		atomic_store(&race_pid, 0);
 		atomic_store(&race_round, c);
 		if (sim("request 3"))
 			die("request failed");
-		end = now_ns() + WAIT_MS * 1000000ull;
+		end = now_ns() + WAIT_NS;
 		while (!(pid = atomic_load(&race_pid)) && now_ns() < end)
 			usleep(50);
 		if (pid <= 0) {
@@ -629,7 +612,7 @@ static void *latency_poller(void *arg)
 		int r = waiter_wait(&w, 100);
 
 		if (r > 0) {
-			uint64_t t = now_ns();
+			uint64_t t = (uint64_t)now_ns();
 
 			ack(w.fd);
 			if (!atomic_load(&woke_ns))
@@ -669,12 +652,12 @@ static int cmd_latency(void)
 	sleep_ms(50);
 	for (c = 0; c < cycles; c++) {
 		struct slot_status st;
-		uint64_t end;
+		int64_t end;
 
 		atomic_store(&woke_ns, 0);
 		if (sim("request 4") || !sim_status(4, &st))
 			die("request failed");
-		end = now_ns() + WAIT_MS * 1000000ull;
+		end = now_ns() + WAIT_NS;
 		while (!atomic_load(&woke_ns) && now_ns() < end)
 			usleep(20);
 		if (atomic_load(&woke_ns)) {
@@ -685,7 +668,7 @@ static int cmd_latency(void)
 		/* the free's notification must be consumed before the next round */
 		atomic_store(&woke_ns, 0);
 		sim("free 4");
-		end = now_ns() + WAIT_MS * 1000000ull;
+		end = now_ns() + WAIT_NS;
 		while (!atomic_load(&woke_ns) && now_ns() < end)
 			usleep(20);
 	}
@@ -824,7 +807,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "sysfs"))
 				source_path = SYS_GEN;
 			else
-				die("-s: unknown source '%s' (proc or sysfs)", optarg);
+				die_usage("-s: unknown source '%s' (proc or sysfs)", optarg);
 			break;
 		case 'e':
 			use_epoll = true;
@@ -832,17 +815,17 @@ int main(int argc, char **argv)
 		case 'n':
 			npollers = atoi(optarg);
 			if (npollers < 1 || npollers > 1000)
-				die("-n: 1 to 1000 pollers");
+				die_usage("-n: 1 to 1000 pollers");
 			break;
 		case 'c':
 			cycles = atoi(optarg);
 			if (cycles < 1)
-				die("-c: at least one cycle");
+				die_usage("-c: at least one cycle");
 			break;
 		case 'p':
 			prio = atoi(optarg);
 			if (prio < 1 || prio > 99)
-				die("-p: priority 1 to 99");
+				die_usage("-p: priority 1 to 99");
 			break;
 		case 'j':
 			json_out = optarg;

@@ -45,8 +45,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "rtlab/die.h"
+#include "rtlab/time.h"
+
 #define MAX_TASKS	64
-#define NSEC		1000000000LL
+#define NSEC		RTLAB_NSEC_PER_SEC
 
 enum kind { K_HOG, K_PERIODIC, K_BURST };
 
@@ -176,41 +179,8 @@ static void usage(FILE *f)
 "  to it in which it ran nothing: under TCG the host descheduled the vCPU)\n"
 "Ping-pong: pingpong rounds=.. duration_ns=.. rate=.. min_us=.. median_us=..\n"
 "  p99_us=.. max_us=..\n"
-"Exit: 0 ran, 1 setup or run failed, 2 bad usage.\n");
-}
-
-static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see --help)\n");
-	exit(2);
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
+"Exit: 0 ran, 1 a task or the ping-pong failed, 2 bad usage or setup\n"
+"  failed (include/rtlab/die.h).\n");
 }
 
 static long long thread_cpu_ns(void)

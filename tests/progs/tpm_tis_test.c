@@ -45,7 +45,8 @@
 
 #include <openssl/evp.h>
 
-#include "tap.h"
+#include "rtlab/die.h"
+#include "rtlab/tap.h"
 
 /* TPM 2.0 (TCG TPM 2.0 Library, Part 2) */
 #define TPM_ST_NO_SESSIONS	0x8001
@@ -76,20 +77,6 @@
 #define STS_GO		0x20
 #define STS_READY	0x40
 
-static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("tpm_tis_test: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
-
 /* ---- command counts shared by the sender and the checkers ------------- */
 
 struct cc_count {
@@ -112,7 +99,7 @@ static void cc_add(struct cc_table *t, uint32_t cc)
 		}
 	}
 	if (t->len == MAX_CC)
-		die(1, "more than %d distinct command codes", MAX_CC);
+		die("more than %d distinct command codes", MAX_CC);
 	t->e[t->len].cc = cc;
 	t->e[t->len].n = 1;
 	t->len++;
@@ -163,7 +150,7 @@ static void cc_load(const char *path, struct cc_table *t)
 	int lineno = 0;
 
 	if (!f)
-		die(2, "%s: %s", path, strerror(errno));
+		die("%s: %s", path, strerror(errno));
 	t->len = 0;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned int cc;
@@ -174,15 +161,15 @@ static void cc_load(const char *path, struct cc_table *t)
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		if (sscanf(line, "cc=%x name=%63s n=%lu", &cc, name, &n) != 3)
-			die(2, "%s:%d: expected \"cc=0x... name=... n=...\"", path, lineno);
+			die("%s:%d: expected \"cc=0x... name=... n=...\"", path, lineno);
 		if (cc_get(t, cc))
-			die(2, "%s:%d: command code 0x%08x listed twice", path, lineno, cc);
+			die("%s:%d: command code 0x%08x listed twice", path, lineno, cc);
 		cc_add(t, cc);
 		t->e[t->len - 1].n = n;
 	}
 	fclose(f);
 	if (t->len == 0)
-		die(2, "%s: no counts", path);
+		die("%s: no counts", path);
 }
 
 /* ---- big-endian buffers ------------------------------------------------- */
@@ -195,7 +182,7 @@ struct buf {
 static void put8(struct buf *m, uint8_t v)
 {
 	if (m->len >= BUFSZ)
-		die(2, "command buffer overflow");
+		die("command buffer overflow");
 	m->b[m->len++] = v;
 }
 
@@ -613,7 +600,7 @@ static void sha256_cat(const uint8_t a[SHA256_LEN], const uint8_t b[SHA256_LEN],
 	memcpy(in, a, SHA256_LEN);
 	memcpy(in + SHA256_LEN, b, SHA256_LEN);
 	if (!EVP_Digest(in, sizeof(in), out, &n, EVP_sha256(), NULL) || n != SHA256_LEN)
-		die(2, "EVP_Digest(SHA-256) failed");
+		die("EVP_Digest(SHA-256) failed");
 }
 
 /* FIPS 180-4 example: SHA-256("abc"), so that the reference is known good */
@@ -629,7 +616,7 @@ static void sha256_selfcheck(void)
 
 	if (!EVP_Digest("abc", 3, out, &n, EVP_sha256(), NULL) || n != SHA256_LEN ||
 	    memcmp(out, want, SHA256_LEN))
-		die(2, "SHA-256 of \"abc\" is wrong: the reference hash cannot be trusted");
+		die("SHA-256 of \"abc\" is wrong: the reference hash cannot be trusted");
 }
 
 static void hex(const uint8_t *p, size_t n, char *out)
@@ -698,11 +685,11 @@ static int cmd_cmds(int argc, char **argv)
 		}
 	}
 	if (rounds == 0)
-		die(2, "-n must be at least 1");
+		die_usage("-n must be at least 1");
 	sha256_selfcheck();
 	tpm_fd = open(dev, O_RDWR);
 	if (tpm_fd < 0)
-		die(2, "%s: %s", dev, strerror(errno));
+		die("%s: %s", dev, strerror(errno));
 
 	uint8_t prev_rand[RANDOM_LEN] = { 0 }, rnd[RANDOM_LEN], pcrs0[8][SHA256_LEN];
 	uint8_t pcrs[8][SHA256_LEN], old16[1][SHA256_LEN] = { { 0 } };
@@ -769,13 +756,13 @@ static int cmd_cmds(int argc, char **argv)
 		FILE *f = fopen(counts, "w");
 
 		if (!f)
-			die(2, "%s: %s", counts, strerror(errno));
+			die("%s: %s", counts, strerror(errno));
 		fprintf(f, "# commands sent by tpm_tis_test cmds%s\n", markers ? " -m" : "");
 		for (int i = 0; i < sent.len; i++)
 			fprintf(f, "cc=0x%08x name=%s n=%lu\n", sent.e[i].cc,
 				cc_name(sent.e[i].cc), sent.e[i].n);
 		if (fclose(f))
-			die(2, "%s: %s", counts, strerror(errno));
+			die("%s: %s", counts, strerror(errno));
 	}
 	/* every round must have passed every one of its checks */
 	if (errors || randoms_ok != rounds || reads_ok != rounds || extends_ok != rounds)
@@ -804,7 +791,7 @@ static void ev_push(struct evs *e, struct ev x)
 		e->cap = e->cap ? 2 * e->cap : 65536;
 		e->v = realloc(e->v, e->cap * sizeof(*e->v));
 		if (!e->v)
-			die(2, "out of memory for %zu events", e->cap);
+			die("out of memory for %zu events", e->cap);
 	}
 	e->v[e->len++] = x;
 }
@@ -884,7 +871,7 @@ static size_t decode_cmds(const struct evs *e, struct cmd **out)
 	struct cmd *v = NULL;
 
 	if (!bytes)
-		die(2, "out of memory");
+		die("out of memory");
 	for (size_t i = 0; i < e->len; i++) {
 		const struct ev *x = &e->v[i];
 
@@ -923,7 +910,7 @@ static size_t decode_cmds(const struct evs *e, struct cmd **out)
 				cap = cap ? 2 * cap : 1024;
 				v = realloc(v, cap * sizeof(*v));
 				if (!v)
-					die(2, "out of memory for %zu commands", cap);
+					die("out of memory for %zu commands", cap);
 			}
 			v[n++] = c;
 			nb = 0;
@@ -1046,10 +1033,10 @@ static FILE *open_trace(const char *path)
 	FILE *f = fopen(path, "r");
 
 	if (!f)
-		die(2, "%s: %s", path, strerror(errno));
+		die("%s: %s", path, strerror(errno));
 	/* the trace comes over 9p: big reads, not one round trip per 4 KiB */
 	if (setvbuf(f, NULL, _IOFBF, 1 << 20))
-		die(2, "%s: setvbuf failed", path);
+		die("%s: setvbuf failed", path);
 	return f;
 }
 
@@ -1074,7 +1061,7 @@ static int cmd_qtrace(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		die(2, "qtrace needs one trace file");
+		die_usage("qtrace needs one trace file");
 	FILE *f = open_trace(argv[optind]);
 
 	while (fgets(line, sizeof(line), f)) {
@@ -1095,10 +1082,10 @@ static int cmd_qtrace(int argc, char **argv)
 		p = strchr(p, ' ');
 		if (sscanf(p, kind == 'R' ? " read.%u(0x%x) = 0x%x" : " write.%u(0x%x) = 0x%x",
 			   &width, &addr, &val) != 3 || width > 4 || (width == 0 && kind == 'W'))
-			die(2, "%s:%lu: cannot parse the access", argv[optind], lineno);
+			die("%s:%lu: cannot parse the access", argv[optind], lineno);
 		/* QEMU 7.2 traces FIFO reads after counting their size down: "read.0" */
 		if (addr >= 0x5000)
-			die(2, "%s:%lu: offset 0x%x outside the TPM's 5 localities",
+			die("%s:%lu: offset 0x%x outside the TPM's 5 localities",
 			    argv[optind], lineno, addr);
 		x = (struct ev){ .kind = kind, .width = (uint8_t)width,
 				 .off = addr, .val = val, .line = lineno };

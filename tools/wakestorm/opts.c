@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "opts.h"
+#include "rtlab/cpulist.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -89,46 +90,7 @@ int ws_parse_size(const char *s, size_t *bytes)
 
 int ws_parse_cpulist(const char *s, int *out, unsigned int max)
 {
-	unsigned int n = 0;
-	const char *p = s;
-
-	if (!s || !*s)
-		return -1;
-	for (;;) {
-		unsigned long lo, hi, c;
-		char *end;
-
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		lo = strtoul(p, &end, 10);
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				return -1;
-			hi = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (hi < lo || hi >= WS_MAX_CPUS)
-			return -1;
-		for (c = lo; c <= hi; c++) {
-			unsigned int i;
-
-			for (i = 0; i < n; i++)
-				if (out[i] == (int)c)
-					return -1;	/* listed twice */
-			if (n >= max)
-				return -1;
-			out[n++] = (int)c;
-		}
-		if (*p == '\0')
-			break;
-		if (*p != ',')
-			return -1;
-		p++;
-	}
-	return (int)n;
+	return rtlab_parse_cpulist(s, out, max, WS_MAX_CPUS);
 }
 
 const char *ws_policy_name(enum ws_policy p)

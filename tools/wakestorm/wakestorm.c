@@ -23,6 +23,7 @@
 #include "opts.h"
 #include "report.h"
 #include "stats.h"
+#include "rtlab/time.h"
 
 /* struct sched_attr, SCHED_ATTR_SIZE_VER0 layout (include/uapi/linux/sched/types.h) */
 struct ws_sched_attr {
@@ -60,14 +61,6 @@ static bool opened;
 static _Atomic int64_t base_ns;
 static atomic_bool abort_run, stop_run;
 static atomic_uint done;
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Give the calling thread the requested policy; returns 0 or an errno. */
 static int set_policy(void)
@@ -147,7 +140,7 @@ static void *worker_main(void *arg)
 		};
 		int r;
 
-		if (mono_ns() >= target)
+		if (now_ns() >= target)
 			atomic_fetch_add_explicit(&rec_missed[k], 1,
 						  memory_order_relaxed);
 		while ((r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
@@ -157,7 +150,7 @@ static void *worker_main(void *arg)
 			w->sleep_err = r;
 			break;
 		}
-		t = mono_ns();
+		t = now_ns();
 		atomic_min64(&rec_first[k], t);
 		atomic_max64(&rec_last[k], t);
 		atomic_fetch_add_explicit(&rec_woken[k], 1,
@@ -395,7 +388,7 @@ int main(int argc, char **argv)
 		atomic_store(&abort_run, true);
 	delay = o.start_delay_ns ? (int64_t)o.start_delay_ns :
 		100000000 + 100000 * (int64_t)o.threads;
-	atomic_store(&base_ns, mono_ns() + delay);
+	atomic_store(&base_ns, now_ns() + delay);
 	pthread_mutex_lock(&gate_lock);
 	opened = true;
 	pthread_cond_broadcast(&gate_open);

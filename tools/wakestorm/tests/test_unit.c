@@ -14,22 +14,10 @@
 #include "opts.h"
 #include "report.h"
 #include "stats.h"
+#include "rtlab/tap.h"
 
-static int nr, failed;
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	nr++;
-	if (!cond)
-		failed++;
-	printf("%s %d ", cond ? "ok" : "not ok", nr);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
+/* one TAP point: rtlab's kselftest-style printer (include/rtlab/tap.h) */
+#define check(...) ((void)tap_result(__VA_ARGS__))
 
 /* ---- option parsing ---- */
 
@@ -416,5 +404,5 @@ int main(void)
 	test_stats();
 	test_limits();
 	test_report();
-	return failed ? 1 : 0;
+	return tap_exit();
 }
