@@ -117,5 +117,5 @@ awk -v kver="$kver" -v accel="${RTLAB_ACCEL:-?}" -v d="$D" '
 sed -i 's/"[^"]*stats-\([a-z]*\)":/"\1":/g' "$out/summary.json"
 awk -v a="$(get idle max)" -v b="$(get load max)" -v c="$(get idle p99)" -v d="$(get load p99)" 'BEGIN {
 	if (a > 0 && c > 0) printf "# ratios load/idle (same run): max %.2f, p99 %.2f\n", b / a, d / c }'
-[ "${RTLAB_ACCEL:-tcg}" = tcg ] && echo "# TCG: absolute latencies are emulator noise, not hardware numbers; compare the ratios."
+tap_tcg_caveat latencies
 tap_done

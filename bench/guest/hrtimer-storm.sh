@@ -343,7 +343,7 @@ echo "# irq_*: duration of the hrtimer_interrupt that expired the storm's timers
 echo "#   (the first one at or after each expiry; function_graph, trace_clock mono)."
 echo "# tail: cyclictest samples >= $tau us (half of c's median irq time)."
 echo "# sw/exp: context switches on CPU $cpu per period (schedstat)."
-echo "# Under QEMU TCG absolute figures are emulator time: compare ratios in this run."
+tap_tcg_caveat
 echo "#"
 printf '# %-11s %5s %-5s %5s | %6s %6s %6s %5s | %9s %9s %9s | %9s %7s\n' \
 	scenario N pol per_ms cycavg cycp99 cycmax tail irq_med irq_p99 irq_max irq_us/s sw/exp

@@ -29,5 +29,5 @@ rmmod rtlab_irqsim
 cat "$out/table.md"
 printf '{"benchmark":"irq-notify","kernel":"%s","accel":"%s","proc":%s,"sysfs":%s}\n' "$(uname -r)" "${RTLAB_ACCEL:-?}" \
 	"$(cat "$out/proc.json" 2>/dev/null || echo null)" "$(cat "$out/sysfs.json" 2>/dev/null || echo null)" >"$out/summary.json"
-[ "${RTLAB_ACCEL:-tcg}" = tcg ] && echo "# TCG: absolute times are emulator time; compare the two sources with each other."
+tap_tcg_caveat times
 tap_done

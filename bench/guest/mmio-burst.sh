@@ -42,7 +42,8 @@ STRATS="none delay flush"
 kver=$(uname -r)
 echo "# kernel $kver, accel ${RTLAB_ACCEL:-?}, $(grep -c ^processor /proc/cpuinfo) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 echo "# TCG: an MMIO write traps to the emulator synchronously, so the posted-write stall of real PCIe hardware is not reproduced;"
-echo "# measured: the strategies' cost and the longest stretch without a preemption point (emulator time; compare ratios within this run only)"
+echo "# measured: the strategies' cost and the longest stretch without a preemption point"
+tap_tcg_caveat
 echo "# bursts and cyclictest -m -p 99 -t 1 -a $CPU -i 1000 -D $D -h $H on CPU $CPU; delay = usleep_range(20, 40) every 32 writes; flush = read back after each write"
 
 if ! insmod /rtlab/modules/rtlab_mmio.ko || [ ! -w $M/ctl ]; then

@@ -34,9 +34,9 @@ cat <<EOF
 # SCHED_FIFO 1 so that its sleeps expire in hard irq context).  $N cycles
 # per path ($N_POLL for poll-1s); rtirqd runs SCHED_FIFO 1 as its systemd
 # unit sets it, and so does the 1-second loop.
-# accel=${RTLAB_ACCEL:-?} kernel=${RTLAB_KERNEL:-?}.  Under TCG absolute
-# figures are emulator noise: compare the ratios of one run.
+# accel=${RTLAB_ACCEL:-?} kernel=${RTLAB_KERNEL:-?}.
 EOF
+tap_tcg_caveat
 
 insmod "$IRQSIM_KO" || { echo "# cannot load $IRQSIM_KO"; exit 1; }
 mkdir -p /etc/rtgroups.d

@@ -87,5 +87,5 @@ tap_check "rtpi: median wake-up below half the hog burst (L inherits H's priorit
 tap_check "preload: median wake-up below half the hog burst" pi_below preload
 tap_check "glibc-normal: median wake-up includes the hog burst (no PI)" \
 	awk -v x="$(get glibc-normal median_us)" -v h="$HOG" 'BEGIN { exit !(x >= h) }'
-[ "${RTLAB_ACCEL:-tcg}" = tcg ] && echo "# TCG: absolute latencies are emulator noise, not hardware numbers; compare the ratios."
+tap_tcg_caveat latencies
 tap_done

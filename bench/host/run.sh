@@ -24,7 +24,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "# rtlab benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
 	echo "Host: $cpu, $(nproc) cores; guest: QEMU ${ACCEL:-tcg}, kernel $(make -s -C "$build/linux" kernelversion 2>/dev/null)-rtlab (${KERNEL:-$(default_kernel bench)})."
-	[ "${ACCEL:-tcg}" = tcg ] && echo "Under TCG absolute latencies are emulator time, not hardware numbers: compare ratios within one run."
+	# the TCG caveat: each benchmark's section below carries it (tap_tcg_caveat)
 } >"$report"
 for b in "$@"; do
 	name=$(basename "$b" .sh)

@@ -13,7 +13,7 @@ echo "rtlab demo"
 echo "  kernel:      $(echo "$init" | awk '{print $3}') (Debian linux-source $(make -s -C "$build/linux" kernelversion) + kernel/patches)"
 echo "  PREEMPT_RT:  $(echo "$init" | grep -q 'preempt_rt=1' && echo on || echo OFF)"
 echo "  clocksource: $(echo "$init" | sed -n 's/.*clocksource=\([^ ]*\).*/\1/p')"
-echo "  accel:       ${ACCEL:-tcg} ($(grep -c processor /proc/cpuinfo) host cores; under TCG latencies are emulator time)"
+echo "  accel:       ${ACCEL:-tcg} ($(grep -c processor /proc/cpuinfo) host cores)"
 echo "  boot:        /init reached at $(echo "$init" | sed -n 's/.*uptime=\([^ ]*\).*/\1/p') s guest uptime; whole run $(cat "$d/wall") s"
 echo
 cat "$d/out/cyclictest.sh/table.md" 2>/dev/null || { echo "demo: no results; see $build/demo.log"; tail -n 20 "$build/demo.log"; }

@@ -21,6 +21,15 @@ tap_done() {
 	exit $?
 }
 
+# tap_tcg_caveat [WHAT]: the lab's one statement of what a figure measured
+# under QEMU TCG means, as a diagnostic (nothing under KVM); WHAT names the
+# figures (default "figures").  Every benchmark prints it; make demo and
+# the bench report show it from there.
+tap_tcg_caveat() {
+	[ "${RTLAB_ACCEL:-tcg}" = tcg ] || return 0
+	tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run."
+}
+
 # --- helpers of the RT group tests (80-85) -------------------------------
 # cg_mount: the cgroup v1 cpu controller at $CG (/sys/fs/cgroup/cpu)
 cg_mount() {
