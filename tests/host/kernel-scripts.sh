@@ -3,15 +3,8 @@
 # same for two clones at different paths, different when a patch changes)
 # and the kernel lock (held once per process tree, overridable).  Prints TAP.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-t() {	# t DESCRIPTION COMMAND...: ok if the command succeeds
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@" >/dev/null 2>&1; then echo "ok $n kernel-scripts: $d"; else echo "not ok $n kernel-scripts: $d"; failed=1; fi
-}
+. "$(dirname "$0")/lib.sh"
+host_test kernel-scripts
 # clone DIR: a minimal copy of the project's kernel/ with a made-up series
 clone() {
 	mkdir -p "$1/kernel/scripts" "$1/kernel/patches"
@@ -26,8 +19,6 @@ clone "$tmp/two"
 : >"$tmp/tarball"
 touch -d '2026-01-01' "$tmp/tarball"
 
-echo "TAP version 13"
-echo "1..7"
 t "series: names in order, comments and blank lines dropped" \
 	test "$(in_clone "$tmp/one" series | tr '\n' ' ')" = "0001-a.patch 0002-b.patch 0003-c.patch "
 t "series_patch 0002 is the file of patch 0002" \
@@ -46,4 +37,4 @@ t "kernel_lock: a second process tree cannot take a held lock" \
 	bash -c "RTLAB_KERNEL_LOCK='$lock' bash -c '. \"$tmp/one/kernel/scripts/lib.sh\"; kernel_lock; ! flock -n \"$lock\" true'"
 t "kernel_lock: a script run under the lock takes it again without waiting" \
 	timeout 10 bash -c "RTLAB_KERNEL_LOCK='$lock' bash -c '. \"$tmp/one/kernel/scripts/lib.sh\"; kernel_lock; bash -c \". \\\"$tmp/one/kernel/scripts/lib.sh\\\"; kernel_lock\"'"
-exit $failed
+host_done

@@ -5,21 +5,12 @@
 # the variant list follows kernel/configs (build-only fragments apart).
 # Prints TAP.  Nothing boots.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-t() {	# t DESCRIPTION COMMAND...: ok if the command succeeds
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@" >"$tmp/t.out" 2>&1; then echo "ok $n lab-machine: $d"; else echo "not ok $n lab-machine: $d"; sed 's/^/# /' "$tmp/t.out"; failed=1; fi
-}
+. "$(dirname "$0")/lib.sh"
+host_test lab-machine
 # lab CODE: bash CODE with machine.sh sourced, the build directory in $tmp
 lab() { BUILD=$tmp/build bash -c ". '$top/lab/lib/machine.sh'; $1"; }
 hdr() { printf '#!/bin/sh\n# rtlab: %s\n# a comment\necho\n' "$1" >"$tmp/$2"; }
 
-echo "TAP version 13"
-echo "1..14"
 t "every header in tests/, bench/ and lab/selftest/ parses" \
 	lab 'for f in '"$top"'/tests/guest/[0-9]* '"$top"'/tests/stress/* '"$top"'/bench/guest/*.sh '"$top"'/bench/rtgroup.sh '"$top"'/lab/selftest/harness/* '"$top"'/lab/selftest/reboot/*; do machine_parse "$f" tests || exit 1; done'
 hdr "kernel=rt cpus=4 mem=640 timeout=30 nics=e1000e,e1000 tpm=yes devices=edu qemu_trace=tpm_tis_* cmdline=isolcpus=1,2 cmdline=nohz_full=1" full
@@ -65,4 +56,4 @@ t "variants --build-only: the build-only fragments" \
 	test "$(lab "lab_configs=$tmp/configs; variants --build-only" | tr '\n' ' ')" = "rt-ctf "
 t "the Makefile's variants are lab/rtlab's" \
 	test "$(make -s --no-print-directory -C "$top" -p -n deps 2>/dev/null | sed -n 's/^VARIANTS := //p')" = "$("$top/lab/rtlab" variants | tr '\n' ' ' | sed 's/ $//')"
-exit $failed
+host_done

@@ -1,10 +1,9 @@
 #!/bin/bash
 # Host unit tests of the console checker and TAP collector (lab/labcheck).
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+host_test labcheck
 fx=$top/tests/host/fixtures/labcheck
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # The tests run against an ASan+UBSan build of the same source.
 if [ -z "${LABCHECK:-}" ]; then
 	gcc -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=address,undefined \
@@ -13,15 +12,6 @@ if [ -z "${LABCHECK:-}" ]; then
 else
 	lc=$LABCHECK
 fi
-n=0 failed=0
-t() {	# t DESCRIPTION COMMAND...: ok if the command succeeds
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@" >/dev/null 2>&1; then echo "ok $n labcheck: $d"; else echo "not ok $n labcheck: $d"; failed=1; fi
-}
-has() { grep -qE -- "$2" "$1"; }
-hasnt() { ! grep -qE -- "$2" "$1"; }
-echo "TAP version 13"
 
 "$lc" guest --console "$fx/clean.log" --outdir "$fx/clean" --status "$tmp/st" a b >"$tmp/clean" 2>&1
 rc=$?
@@ -83,5 +73,4 @@ t "tally: a file without test points is a failure" sh -c "tail -n 1 '$tmp/tally4
 t "tally: missing file is a failure, not a crash" sh -c "'$lc' tally '$tmp/nonexistent'; [ \$? = 1 ]"
 t "unknown command exits 2" sh -c "'$lc' frobnicate; [ \$? = 2 ]"
 t "--help exits 0" "$lc" --help
-echo "1..$n"
-exit $failed
+host_done

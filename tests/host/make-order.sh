@@ -5,18 +5,9 @@
 # empty build directory) of each entry target: the first command is the
 # package step, and it runs once.  Prints TAP.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+host_test make-order
 targets=(demo check all shell bench host-test initramfs "guest-test T=00-smoke" reboot-test checkpatch)
-echo "TAP version 13"
-echo "1..$(( ${#targets[@]} * 2 + 1 ))"
-n=0 failed=0
-t() {	# t DESCRIPTION COMMAND...: ok if the command succeeds
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@" >/dev/null 2>&1; then echo "ok $n make-order: $d"; else echo "not ok $n make-order: $d"; failed=1; fi
-}
 first_cmd_is_deps() { head -n 1 "$1" | grep -qx 'scripts/deps.sh'; }
 deps_once() { [ "$(grep -cx 'scripts/deps.sh' "$1")" = 1 ]; }
 for tg in "${targets[@]}"; do
@@ -29,4 +20,4 @@ done
 # the dry run does list the compiler: the order above is not vacuous
 t "make -n demo lists a compiler call after the package step" \
 	sh -c "sed 1d '$tmp/demo.n' | grep -qE '(^|[ /])(cc|gcc)( |$)'"
-exit $failed
+host_done

@@ -5,19 +5,10 @@
 # from what was sent fails, firmware writes before the markers are only
 # reported.  Runs an ASan+UBSan build of the program.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+host_test tpm-qtrace
 gcc -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -I"$top/include" -o "$tmp/tt" "$top/tests/progs/tpm_tis_test.c" -lcrypto || exit 1
-n=0 failed=0
-echo "TAP version 13"
-t() {	# t DESCRIPTION COMMAND...: ok if the command succeeds
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@" >/dev/null 2>&1; then echo "ok $n tpm-qtrace: $d"; else echo "not ok $n tpm-qtrace: $d"; failed=1; fi
-}
-has() { grep -qE -- "$2" "$1"; }
 
 w() { printf 'tpm_tis_mmio_write write.%d(0x%08x) = 0x%08x\n' "$1" "$2" "$3"; }
 r() { printf 'tpm_tis_mmio_read  read.%d(0x%08x) = 0x%08x\n' "$1" "$2" "$3"; }
@@ -69,6 +60,4 @@ t "no end marker: exit 1" test $? = 1
 "$tmp/tt" qtrace "$tmp/bad" >"$tmp/bad.out" 2>&1
 t "an unparsable access line: exit 2" test $? = 2
 t "it names the line" has "$tmp/bad.out" '/bad:6: cannot parse the access'
-
-echo "1..$n"
-exit $failed
+host_done
