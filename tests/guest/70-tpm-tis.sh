@@ -5,7 +5,7 @@
 # static inline, so no kprobe on it).  Proven from both sides while real
 # TPM 2.0 commands go to QEMU's tpm-tis device (backed by swtpm, started by
 # the harness) and cyclictest runs SCHED_FIFO 99 on every CPU:
-#  - tpm_tis_test cmds: TPM_ROUNDS rounds of SelfTest, GetRandom, PCR_Read,
+#  - tpm_tis_test: TPM_ROUNDS rounds of SelfTest, GetRandom, PCR_Read,
 #    PCR_Extend (checked against SHA-256 computed in the program) and
 #    GetCapability through /dev/tpm0; every answer checked strictly
 #  - guest side: the test module rtlab_tpmflush (kprobes on iowrite8/32 and
@@ -20,7 +20,7 @@
 #  - the contrast in the same trace: SeaBIOS's commands before the kernel
 #    write the FIFO in runs without reads, the kernel's never
 . /rtlab/lib.sh
-P=/usr/local/libexec/rtlab/tpm_tis_test
+P=/usr/local/libexec/rtlab/tpm_tis_test Q=/usr/local/libexec/rtlab/tpm_qtrace
 ROUNDS=${TPM_ROUNDS:-500}
 O=$RTLAB_OUT
 
@@ -72,7 +72,7 @@ tap_check "cyclictest runs a SCHED_FIFO 99 thread on each of the $ncpu CPUs ($fi
 # --- the TPM commands ------------------------------------------------------
 [ "$kmod" = 1 ] && echo start >$F/ctl
 t0=$(cut -d' ' -f1 /proc/uptime)
-$P cmds -m -n "$ROUNDS" -c "$O/sent.txt" >"$O/cmds.txt" 2>&1
+$P -m -n "$ROUNDS" -c "$O/sent.txt" >"$O/cmds.txt" 2>&1
 rc=$?
 t1=$(cut -d' ' -f1 /proc/uptime)
 [ "$kmod" = 1 ] && echo stop >$F/ctl
@@ -113,7 +113,7 @@ fi
 # takes minutes)
 if [ -n "${RTLAB_QEMU_TRACE:-}" ] && cp "$RTLAB_QEMU_TRACE" /tmp/qemu-trace.log; then
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	$P qtrace -e "$O/sent.txt" /tmp/qemu-trace.log >"$O/qtrace.txt" 2>&1
+	$Q -e "$O/sent.txt" /tmp/qemu-trace.log >"$O/qtrace.txt" 2>&1
 	qrc=$?
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	rm -f /tmp/qemu-trace.log
