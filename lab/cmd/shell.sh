@@ -30,7 +30,7 @@ if [ -n "${T:-}" ]; then
 	machine_parse "$t" shell || exit 2
 fi
 for kv in kernel=KERNEL cpus=CPUS mem=MEM nics=NICS tpm=TPM devices=DEVICES timeout=TIMEOUT; do
-	v=${!kv#*=}
+	v=${kv#*=}
 	[ -z "${!v:-}" ] || machine_set "environment $v" "${kv%=*}" "${!v}" || exit 2
 done
 image_refresh || exit 2
