@@ -174,16 +174,32 @@ static const char *splat_pattern(const struct line *l)
 }
 
 /* The marker's argument if line @l is "rtlab: <what> <arg...>", else NULL. */
+#define MARKER_PREFIX	"rtlab: "	/* what lab/image/init writes to /dev/kmsg */
+#define MARKER_PREFIX_LEN	(sizeof(MARKER_PREFIX) - 1)
+
 static const char *marker(const struct line *l, const char *what)
 {
 	size_t n = strlen(what);
 	const char *k = l->kmsg;
 
-	if (!k || strncmp(k, "rtlab: ", 7) || strncmp(k + 7, what, n))
+	if (!k || strncmp(k, MARKER_PREFIX, MARKER_PREFIX_LEN) ||
+	    strncmp(k + MARKER_PREFIX_LEN, what, n))
 		return NULL;
-	if (k[7 + n] != ' ' && k[7 + n] != '\0')
+	k += MARKER_PREFIX_LEN + n;
+	if (*k != ' ' && *k != '\0')
 		return NULL;
-	return k[7 + n] ? k + 8 + n : k + 7 + n;
+	return *k ? k + 1 : k;
+}
+
+/* marker_int: the number after "KEY=" in a marker's arguments, or def */
+static int marker_int(const char *args, const char *key, int def)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = args; (p = strstr(p, key)); p += n)
+		if ((p == args || p[-1] == ' ') && p[n] == '=')
+			return atoi(p + n + 1);
+	return def;
 }
 
 /* Does the marker argument @arg name test @name (first word)? */
@@ -390,146 +406,190 @@ static struct tap_counts relay_tap(const char *path, const char *test)
 	return t;
 }
 
-static int cmd_guest(int argc, char **argv)
-{
-	const char *console = NULL, *outdir = ".", *status = NULL, *label = "guest";
-	struct console c = { 0 };
-	FILE *st = NULL;
-	size_t init_line = (size_t)-1, first_begin;
-	int i, failed = 0;
+struct guest_opts {
+	const char *console, *outdir, *status, *label;
+	char **tests;	/* the tests the boot was to run, in order */
+	int ntests;
+};
 
+/* parse_guest_opts: 0, or 2 after saying what is wrong */
+static int parse_guest_opts(int argc, char **argv, struct guest_opts *o)
+{
+	int i;
+
+	*o = (struct guest_opts){ .outdir = ".", .label = "guest" };
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--console") && i + 1 < argc)
-			console = argv[++i];
+			o->console = argv[++i];
 		else if (!strcmp(argv[i], "--outdir") && i + 1 < argc)
-			outdir = argv[++i];
+			o->outdir = argv[++i];
 		else if (!strcmp(argv[i], "--status") && i + 1 < argc)
-			status = argv[++i];
+			o->status = argv[++i];
 		else if (!strcmp(argv[i], "--label") && i + 1 < argc)
-			label = argv[++i];
+			o->label = argv[++i];
 		else if (argv[i][0] == '-' && argv[i][1] == '-')
 			return fprintf(stderr, "labcheck: unknown option %s\n", argv[i]), 2;
 		else
 			break;
 	}
-	if (!console)
+	if (!o->console)
 		return fprintf(stderr, "labcheck: guest needs --console LOG\n"), 2;
-	if (read_console(console, &c))
-		return fprintf(stderr, "labcheck: %s: %s\n", console, strerror(errno)), 2;
-	if (status) {
-		st = fopen(status, "w");
-		if (!st)
-			return fprintf(stderr, "labcheck: %s: %s\n", status, strerror(errno)), 2;
-	}
+	o->tests = argv + i;
+	o->ntests = argc - i;
+	return 0;
+}
 
-	for (size_t l = 0; l < c.n; l++)
-		if (marker(&c.lines[l], "INIT")) {
-			init_line = l;
-			break;
-		}
-	first_begin = c.n;
-	for (size_t l = 0; l < c.n; l++)
-		if (marker(&c.lines[l], "BEGIN")) {
-			first_begin = l;
-			break;
-		}
+/* first_marker: the first console line with marker WHAT, or c->n */
+static size_t first_marker(const struct console *c, const char *what)
+{
+	for (size_t l = 0; l < c->n; l++)
+		if (marker(&c->lines[l], what))
+			return l;
+	return c->n;
+}
 
-	/* The boot itself: reached init, and no splat before the first test. */
-	if (init_line == (size_t)-1) {
+/* check_boot: the boot reached init with no splat before the first test */
+static int check_boot(const struct console *c, const char *label)
+{
+	size_t init_line = first_marker(c, "INIT");
+	const char *first = NULL;
+	int n;
+
+	if (init_line == c->n) {
 		emit(false, "boot", "%s: the kernel never reached /init", label);
-		print_tail(&c, c.n);
-		failed++;
-	} else {
-		const char *first = NULL;
-		int n = report_splats(&c, 0, first_begin, &first, true);
-
-		if (n)
-			failed++;
-		emit(!n, "boot", "%s: %s%s%s", label, c.lines[init_line].kmsg + 7,
-		     n ? "; kernel splat during boot: " : "", n ? first : "");
+		print_tail(c, c->n);
+		return 1;
 	}
+	n = report_splats(c, 0, first_marker(c, "BEGIN"), &first, true);
+	emit(!n, "boot", "%s: %s%s%s", label, c->lines[init_line].kmsg + MARKER_PREFIX_LEN,
+	     n ? "; kernel splat during boot: " : "", n ? first : "");
+	return n ? 1 : 0;
+}
 
-	for (; i < argc; i++) {
-		const char *test = argv[i];
-		size_t begin = c.n, end = c.n, stop;
-		int rc = -1, timeout = 0;
-		const char *state;
-		char path[4096];
-		struct tap_counts t;
-		const char *first = NULL;
-		int splats;
+/* where one test ran on the console */
+struct test_run {
+	size_t begin, end, stop;	/* BEGIN, END (c->n: none), end of its output */
+	int rc, timeout;		/* from END and BEGIN; -1 and 0 if absent */
+};
 
-		for (size_t l = 0; l < c.n; l++) {
-			const char *a = marker(&c.lines[l], "BEGIN");
+static void find_test_run(const struct console *c, const char *test, struct test_run *r)
+{
+	*r = (struct test_run){ .begin = c->n, .end = c->n, .rc = -1 };
+	for (size_t l = 0; l < c->n; l++) {
+		const char *a = marker(&c->lines[l], "BEGIN");
 
-			if (names(a, test) && begin == c.n) {
-				begin = l;
-				if (strstr(a, "timeout="))
-					timeout = atoi(strstr(a, "timeout=") + 8);
-			}
-			a = marker(&c.lines[l], "END");
-			if (begin != c.n && names(a, test)) {
-				end = l;
-				if (strstr(a, "rc="))
-					rc = atoi(strstr(a, "rc=") + 3);
+		if (names(a, test) && r->begin == c->n) {
+			r->begin = l;
+			r->timeout = marker_int(a, "timeout", 0);
+		}
+		a = marker(&c->lines[l], "END");
+		if (r->begin != c->n && names(a, test)) {
+			r->end = l;
+			r->rc = marker_int(a, "rc", -1);
+			break;
+		}
+	}
+	r->stop = r->end;
+	if (r->begin != c->n && r->end == c->n) {
+		/* the guest died or hung in this test: its output ends at the next BEGIN */
+		r->stop = c->n;
+		for (size_t l = r->begin + 1; l < c->n; l++)
+			if (marker(&c->lines[l], "BEGIN")) {
+				r->stop = l;
 				break;
 			}
-		}
-		if (begin == c.n) {
-			state = "notrun";
-			if (st)
-				fprintf(st, "%s %s\n", test, state);
-			/* the harness boots again for it; only say so when nothing came */
-			continue;
-		}
-		state = end == c.n ? "crashed" : "ended";
-		if (st)
-			fprintf(st, "%s %s\n", test, state);
+	}
+}
 
-		snprintf(path, sizeof(path), "%s/%s/tap", outdir, test);
+/* test_tap: the test's TAP as relayed (tap, or tap.partial if it died) */
+static struct tap_counts test_tap(const char *outdir, const char *test)
+{
+	char path[4096];
+	struct tap_counts t;
+
+	snprintf(path, sizeof(path), "%s/%s/tap", outdir, test);
+	t = relay_tap(path, test);
+	if (!t.points && t.planned < 0) {
+		snprintf(path, sizeof(path), "%s/%s/tap.partial", outdir, test);
 		t = relay_tap(path, test);
-		if (!t.points && t.planned < 0) {
-			snprintf(path, sizeof(path), "%s/%s/tap.partial", outdir, test);
-			t = relay_tap(path, test);
-		}
-		failed += t.fail;
+	}
+	return t;
+}
 
-		stop = end;
-		if (end == c.n) {
-			/* the guest died or hung in this test: find where it ended */
-			stop = c.n;
-			for (size_t l = begin + 1; l < c.n; l++)
-				if (marker(&c.lines[l], "BEGIN")) {
-					stop = l;
-					break;
-				}
-		}
-		splats = report_splats(&c, begin, stop, &first, true);
-		if (splats) {
-			emit(false, test, "kernel splat while it ran (%d): %s", splats, first);
-			failed++;
-		}
-		if (end == c.n) {
-			emit(false, test, "did not finish: the guest died or hung");
-			print_tail(&c, stop);
-			failed++;
-		} else if (rc == 137 && timeout) {
-			emit(false, test, "killed by its %d s time-out", timeout);
-			failed++;
-		} else if (rc != 0 && !t.fail) {
-			emit(false, test, "exit status %d without a failing test point", rc);
-			failed++;
-		} else if (rc == 0 && t.fail) {
-			emit(false, test, "exit status 0 although %d test points failed", t.fail);
-			failed++;
-		} else if (!t.points && t.planned != 0) {
-			emit(false, test, "printed no test point: a test must assert something");
-			failed++;
-		} else if (t.planned > 0 && t.planned != t.points) {
-			emit(false, test, "planned %d test points, ran %d", t.planned, t.points);
-			failed++;
+/* verdict: the harness's own point on a test that ran; 1 if it failed */
+static int verdict(const struct console *c, const char *test, const struct test_run *r,
+		   const struct tap_counts *t)
+{
+	if (r->end == c->n) {
+		emit(false, test, "did not finish: the guest died or hung");
+		print_tail(c, r->stop);
+	} else if (r->rc == 137 && r->timeout) {
+		emit(false, test, "killed by its %d s time-out", r->timeout);
+	} else if (r->rc != 0 && !t->fail) {
+		emit(false, test, "exit status %d without a failing test point", r->rc);
+	} else if (r->rc == 0 && t->fail) {
+		emit(false, test, "exit status 0 although %d test points failed", t->fail);
+	} else if (!t->points && t->planned != 0) {
+		emit(false, test, "printed no test point: a test must assert something");
+	} else if (t->planned > 0 && t->planned != t->points) {
+		emit(false, test, "planned %d test points, ran %d", t->planned, t->points);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* check_test: one test's TAP, splats and verdict; writes its state to st */
+static int check_test(const struct console *c, const struct guest_opts *o,
+		      const char *test, FILE *st)
+{
+	struct test_run r;
+	struct tap_counts t;
+	const char *first = NULL;
+	int failed, splats;
+
+	find_test_run(c, test, &r);
+	if (r.begin == c->n) {
+		/* the harness boots again for it; only say so when nothing came */
+		if (st)
+			fprintf(st, "%s notrun\n", test);
+		return 0;
+	}
+	if (st)
+		fprintf(st, "%s %s\n", test, r.end == c->n ? "crashed" : "ended");
+	t = test_tap(o->outdir, test);
+	failed = t.fail;
+	splats = report_splats(c, r.begin, r.stop, &first, true);
+	if (splats) {
+		emit(false, test, "kernel splat while it ran (%d): %s", splats, first);
+		failed++;
+	}
+	return failed + verdict(c, test, &r, &t);
+}
+
+static int cmd_guest(int argc, char **argv)
+{
+	struct guest_opts o;
+	struct console c = { 0 };
+	FILE *st = NULL;
+	int rc, failed;
+
+	rc = parse_guest_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (read_console(o.console, &c))
+		return fprintf(stderr, "labcheck: %s: %s\n", o.console, strerror(errno)), 2;
+	if (o.status) {
+		st = fopen(o.status, "w");
+		if (!st) {
+			fprintf(stderr, "labcheck: %s: %s\n", o.status, strerror(errno));
+			free_console(&c);
+			return 2;
 		}
 	}
+	failed = check_boot(&c, o.label);
+	for (int i = 0; i < o.ntests; i++)
+		failed += check_test(&c, &o, o.tests[i], st);
 	printf("1..%d\n", next_point);
 	if (st)
 		fclose(st);
