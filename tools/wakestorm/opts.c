@@ -189,15 +189,14 @@ static const char *opt_name(int c, char *buf, size_t len)
 	return buf;
 }
 
-int ws_parse_opts(int argc, char **argv, struct ws_opts *o,
-		  char *err, size_t errlen)
-{
-	bool have_prio = false, have_dl = false, have_iter = false;
-	uint64_t duration = 0;
-	unsigned long long v;
-	char name[48];
-	int c, n;
+/* what the options named, for the checks across options */
+struct parse_seen {
+	bool prio, dl, iter;
+	uint64_t duration;	/* -D, 0 if not given */
+};
 
+static void set_defaults(struct ws_opts *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->threads = WS_DEFAULT_THREADS;
 	o->policy = WS_POLICY_OTHER;
@@ -206,161 +205,153 @@ int ws_parse_opts(int argc, char **argv, struct ws_opts *o,
 	o->iterations = WS_DEFAULT_ITERATIONS;
 	o->stack_size = WS_DEFAULT_STACK;
 	o->dl_runtime_ns = WS_DEFAULT_DL_RUNTIME_NS;
+}
 
-	optind = 0;		/* full re-initialisation (glibc) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (ws_parse_uint(optarg, 1, WS_MAX_THREADS, &v))
-				return fail(err, errlen,
-					"%s '%s': expected a number of threads between 1 and %u",
-					opt_name(c, name, sizeof(name)), optarg,
-					WS_MAX_THREADS);
-			o->threads = (unsigned int)v;
-			break;
-		case 'a':
-			n = ws_parse_cpulist(optarg, o->cpus, WS_MAX_CPUS);
-			if (n <= 0)
-				return fail(err, errlen,
-					"%s '%s': expected a CPU list such as 1 or 0-3,6 (each CPU once, below %u)",
-					opt_name(c, name, sizeof(name)), optarg,
-					WS_MAX_CPUS);
-			o->ncpus = (unsigned int)n;
-			break;
-		case 'p':
-			if (!strcmp(optarg, "other"))
-				o->policy = WS_POLICY_OTHER;
-			else if (!strcmp(optarg, "fifo"))
-				o->policy = WS_POLICY_FIFO;
-			else if (!strcmp(optarg, "rr"))
-				o->policy = WS_POLICY_RR;
-			else if (!strcmp(optarg, "deadline"))
-				o->policy = WS_POLICY_DEADLINE;
-			else
-				return fail(err, errlen,
-					"%s '%s': expected other, fifo, rr or deadline",
-					opt_name(c, name, sizeof(name)), optarg);
-			break;
-		case 'P':
-			if (ws_parse_uint(optarg, 1, 99, &v))
-				return fail(err, errlen,
-					"%s '%s': expected a priority between 1 and 99",
-					opt_name(c, name, sizeof(name)), optarg);
-			o->priority = (int)v;
-			have_prio = true;
-			break;
-		case OPT_DL_RUNTIME:
-		case OPT_DL_DEADLINE:
-		case OPT_DL_PERIOD: {
-			uint64_t t;
 
-			if (ws_parse_time(optarg, &t) || t == 0)
-				return fail(err, errlen,
-					"%s '%s': expected a time above zero such as 100us",
-					opt_name(c, name, sizeof(name)), optarg);
-			if (c == OPT_DL_RUNTIME)
-				o->dl_runtime_ns = t;
-			else if (c == OPT_DL_DEADLINE)
-				o->dl_deadline_ns = t;
-			else
-				o->dl_period_ns = t;
-			have_dl = true;
-			break;
-		}
-		case 't':
-			if (ws_parse_time(optarg, &o->period_ns) || !o->period_ns)
-				return fail(err, errlen,
-					"%s '%s': expected a time above zero such as 10ms",
-					opt_name(c, name, sizeof(name)), optarg);
-			break;
-		case 'i':
-			if (ws_parse_uint(optarg, 1, UINT32_MAX, &v))
-				return fail(err, errlen,
-					"%s '%s': expected a number of expiries between 1 and %u",
-					opt_name(c, name, sizeof(name)), optarg,
-					UINT32_MAX);
-			o->iterations = v;
-			have_iter = true;
-			break;
-		case 'D':
-			if (ws_parse_time(optarg, &duration) || !duration)
-				return fail(err, errlen,
-					"%s '%s': expected a time above zero such as 5s",
-					opt_name(c, name, sizeof(name)), optarg);
-			break;
-		case OPT_START_DELAY:
-			if (ws_parse_time(optarg, &o->start_delay_ns) ||
-			    !o->start_delay_ns)
-				return fail(err, errlen,
-					"%s '%s': expected a time above zero such as 200ms",
-					opt_name(c, name, sizeof(name)), optarg);
-			break;
-		case 's':
-			if (ws_parse_size(optarg, &o->stack_size) ||
-			    o->stack_size == 0)
-				return fail(err, errlen,
-					"%s '%s': expected a size such as 65536, 64K or 1M",
-					opt_name(c, name, sizeof(name)), optarg);
-			break;
-		case 'm':
-			o->mlock = true;
-			break;
-		case 'j':
-			if (!*optarg)
-				return fail(err, errlen, "%s: empty file name",
-					    opt_name(c, name, sizeof(name)));
-			o->json_path = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			o->help = true;
-			return 0;
-		case 'V':
-			o->version = true;
-			return 0;
-		case ':':
-			if (optopt)
-				return fail(err, errlen, "%s: missing argument",
-					    opt_name(optopt, name, sizeof(name)));
-			return fail(err, errlen, "%s: missing argument",
-				    argv[optind - 1]);
-		case '?':
-		default:
-			if (optopt)
-				return fail(err, errlen, "-%c: unknown option",
-					    optopt);
-			return fail(err, errlen, "%s: unknown option",
-				    argv[optind - 1]);
-		}
+/* parse_opt: one option with a value or a flag; 0 or fail()'s -1 */
+static int parse_opt(int c, const char *arg, struct ws_opts *o,
+		     struct parse_seen *seen, char *err, size_t errlen)
+{
+	unsigned long long v;
+	char name[48];
+	int n;
+
+	switch (c) {
+	case 'n':
+		if (ws_parse_uint(arg, 1, WS_MAX_THREADS, &v))
+			return fail(err, errlen,
+				"%s '%s': expected a number of threads between 1 and %u",
+				opt_name(c, name, sizeof(name)), arg,
+				WS_MAX_THREADS);
+		o->threads = (unsigned int)v;
+		break;
+	case 'a':
+		n = ws_parse_cpulist(arg, o->cpus, WS_MAX_CPUS);
+		if (n <= 0)
+			return fail(err, errlen,
+				"%s '%s': expected a CPU list such as 1 or 0-3,6 (each CPU once, below %u)",
+				opt_name(c, name, sizeof(name)), arg,
+				WS_MAX_CPUS);
+		o->ncpus = (unsigned int)n;
+		break;
+	case 'p':
+		if (!strcmp(arg, "other"))
+			o->policy = WS_POLICY_OTHER;
+		else if (!strcmp(arg, "fifo"))
+			o->policy = WS_POLICY_FIFO;
+		else if (!strcmp(arg, "rr"))
+			o->policy = WS_POLICY_RR;
+		else if (!strcmp(arg, "deadline"))
+			o->policy = WS_POLICY_DEADLINE;
+		else
+			return fail(err, errlen,
+				"%s '%s': expected other, fifo, rr or deadline",
+				opt_name(c, name, sizeof(name)), arg);
+		break;
+	case 'P':
+		if (ws_parse_uint(arg, 1, 99, &v))
+			return fail(err, errlen,
+				"%s '%s': expected a priority between 1 and 99",
+				opt_name(c, name, sizeof(name)), arg);
+		o->priority = (int)v;
+		seen->prio = true;
+		break;
+	case OPT_DL_RUNTIME:
+	case OPT_DL_DEADLINE:
+	case OPT_DL_PERIOD: {
+		uint64_t t;
+
+		if (ws_parse_time(arg, &t) || t == 0)
+			return fail(err, errlen,
+				"%s '%s': expected a time above zero such as 100us",
+				opt_name(c, name, sizeof(name)), arg);
+		if (c == OPT_DL_RUNTIME)
+			o->dl_runtime_ns = t;
+		else if (c == OPT_DL_DEADLINE)
+			o->dl_deadline_ns = t;
+		else
+			o->dl_period_ns = t;
+		seen->dl = true;
+		break;
 	}
-	if (optind < argc)
-		return fail(err, errlen, "'%s': unexpected argument (options only)",
-			    argv[optind]);
+	case 't':
+		if (ws_parse_time(arg, &o->period_ns) || !o->period_ns)
+			return fail(err, errlen,
+				"%s '%s': expected a time above zero such as 10ms",
+				opt_name(c, name, sizeof(name)), arg);
+		break;
+	case 'i':
+		if (ws_parse_uint(arg, 1, UINT32_MAX, &v))
+			return fail(err, errlen,
+				"%s '%s': expected a number of expiries between 1 and %u",
+				opt_name(c, name, sizeof(name)), arg,
+				UINT32_MAX);
+		o->iterations = v;
+		seen->iter = true;
+		break;
+	case 'D':
+		if (ws_parse_time(arg, &seen->duration) || !seen->duration)
+			return fail(err, errlen,
+				"%s '%s': expected a time above zero such as 5s",
+				opt_name(c, name, sizeof(name)), arg);
+		break;
+	case OPT_START_DELAY:
+		if (ws_parse_time(arg, &o->start_delay_ns) ||
+		    !o->start_delay_ns)
+			return fail(err, errlen,
+				"%s '%s': expected a time above zero such as 200ms",
+				opt_name(c, name, sizeof(name)), arg);
+		break;
+	case 's':
+		if (ws_parse_size(arg, &o->stack_size) ||
+		    o->stack_size == 0)
+			return fail(err, errlen,
+				"%s '%s': expected a size such as 65536, 64K or 1M",
+				opt_name(c, name, sizeof(name)), arg);
+		break;
+	case 'm':
+		o->mlock = true;
+		break;
+	case 'j':
+		if (!*arg)
+			return fail(err, errlen, "%s: empty file name",
+				    opt_name(c, name, sizeof(name)));
+		o->json_path = arg;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	default:
+		return fail(err, errlen, "%s: unknown option", opt_name(c, name, sizeof(name)));
+	}
+	return 0;
+}
 
-	if (have_prio && o->policy != WS_POLICY_FIFO &&
+/* check_opts: the rules across options, and what follows from them */
+static int check_opts(struct ws_opts *o, const struct parse_seen *seen,
+		      char *err, size_t errlen)
+{
+	if (seen->prio && o->policy != WS_POLICY_FIFO &&
 	    o->policy != WS_POLICY_RR)
 		return fail(err, errlen,
 			"-P/--priority: only for --policy fifo or rr, not %s",
 			ws_policy_name(o->policy));
-	if (have_dl && o->policy != WS_POLICY_DEADLINE)
+	if (seen->dl && o->policy != WS_POLICY_DEADLINE)
 		return fail(err, errlen,
 			"--dl-runtime/--dl-deadline/--dl-period: only for --policy deadline, not %s",
 			ws_policy_name(o->policy));
-	if (duration && have_iter)
+	if (seen->duration && seen->iter)
 		return fail(err, errlen,
 			"-D/--duration: give either --duration or --iterations, not both");
-	if (duration) {
-		if (duration < o->period_ns)
+	if (seen->duration) {
+		if (seen->duration < o->period_ns)
 			return fail(err, errlen,
 				"-D/--duration: shorter than one period (-t/--period)");
-		if (duration / o->period_ns > UINT32_MAX)
+		if (seen->duration / o->period_ns > UINT32_MAX)
 			return fail(err, errlen,
 				"-D/--duration: more than %u periods",
 				UINT32_MAX);
-		o->iterations = duration / o->period_ns;
+		o->iterations = seen->duration / o->period_ns;
 	}
 	if (o->policy == WS_POLICY_DEADLINE) {
 		if (!o->dl_period_ns)
@@ -385,4 +376,46 @@ int ws_parse_opts(int argc, char **argv, struct ws_opts *o,
 				"-a/--cpus: cannot pin SCHED_DEADLINE threads: the kernel requires them to be allowed on every CPU of their root domain");
 	}
 	return 0;
+}
+
+int ws_parse_opts(int argc, char **argv, struct ws_opts *o,
+		  char *err, size_t errlen)
+{
+	struct parse_seen seen = { 0 };
+	char name[48];
+	int c;
+
+	set_defaults(o);
+	optind = 0;		/* full re-initialisation (glibc) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			o->help = true;
+			return 0;
+		case 'V':
+			o->version = true;
+			return 0;
+		case ':':
+			if (optopt)
+				return fail(err, errlen, "%s: missing argument",
+					    opt_name(optopt, name, sizeof(name)));
+			return fail(err, errlen, "%s: missing argument",
+				    argv[optind - 1]);
+		case '?':
+			if (optopt)
+				return fail(err, errlen, "-%c: unknown option",
+					    optopt);
+			return fail(err, errlen, "%s: unknown option",
+				    argv[optind - 1]);
+		default:
+			if (parse_opt(c, optarg, o, &seen, err, errlen))
+				return -1;
+			break;
+		}
+	}
+	if (optind < argc)
+		return fail(err, errlen, "'%s': unexpected argument (options only)",
+			    argv[optind]);
+	return check_opts(o, &seen, err, errlen);
 }
