@@ -71,6 +71,10 @@ if [ "$host_only" = 0 ]; then
 	lab/rtlab reboot "${REBOOTS:-5}" >"$results/reboot.tap" 2>&1
 	tail -n 1 "$results/reboot.tap" | sed 's/^/   /'
 
+	phase "build-only kernels"
+	flock "$build/.kernel.lock" kernel/scripts/build-only.sh >"$results/build-only.tap" 2>&1
+	grep -E '^not ok' "$results/build-only.tap" | sed 's/^/   /'
+
 	phase "checkpatch"
 	kernel/scripts/checkpatch.sh >"$results/checkpatch.tap" 2>&1
 	grep -E '^not ok' "$results/checkpatch.tap" | sed 's/^/   /'
