@@ -5,14 +5,15 @@ TOP      := $(abspath .)
 BUILD    ?= $(TOP)/build
 export BUILD
 # kernel/configs/<variant>.config (lab/lib/machine.sh); build-only ones
-# (first line "# rtlab: build-only") are built but never booted
+# (first line "# rtlab: build-only") are built by "make build-only" (and
+# make check), never booted
 VARIANTS   := $(shell lab/rtlab variants)
 BUILD_ONLY := $(shell lab/rtlab variants --build-only)
 COMPONENTS := $(patsubst %/Makefile,%,$(wildcard lib/*/Makefile tools/*/Makefile)) tests/progs
 LABCHECK := $(BUILD)/bin/labcheck
 CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude
 
-.PHONY: all deps tree kernel $(addprefix kernel-,$(VARIANTS) $(BUILD_ONLY)) modules rtla tools \
+.PHONY: all deps tree kernel build-only $(addprefix kernel-,$(VARIANTS) $(BUILD_ONLY)) modules rtla tools \
 	initramfs check demo shell bench guest-test reboot-test checkpatch stress clean cocci-report \
 	host-test
 
@@ -34,10 +35,13 @@ tree: | deps
 	@$(KLOCK) kernel/scripts/prepare-tree.sh
 
 kernel: tree
-	@for v in $(VARIANTS) $(BUILD_ONLY); do $(KLOCK) kernel/scripts/build-kernel.sh $$v || exit 1; done
+	@for v in $(VARIANTS); do $(KLOCK) kernel/scripts/build-kernel.sh $$v || exit 1; done
 
 $(addprefix kernel-,$(VARIANTS) $(BUILD_ONLY)): kernel-%: tree
 	@$(KLOCK) kernel/scripts/build-kernel.sh $*
+
+build-only: tree
+	@kernel/scripts/build-only.sh
 
 modules: kernel
 	@for v in $(VARIANTS); do $(KLOCK) kernel/scripts/build-modules.sh $$v || exit 1; done

@@ -72,7 +72,7 @@ if [ "$host_only" = 0 ]; then
 	tail -n 1 "$results/reboot.tap" | sed 's/^/   /'
 
 	phase "build-only kernels"
-	flock "$build/.kernel.lock" kernel/scripts/build-only.sh >"$results/build-only.tap" 2>&1
+	kernel/scripts/build-only.sh >"$results/build-only.tap" 2>&1
 	grep -E '^not ok' "$results/build-only.tap" | sed 's/^/   /'
 
 	phase "checkpatch"
