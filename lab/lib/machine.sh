@@ -1,7 +1,7 @@
 # lab/lib/machine.sh: the one description of a lab machine, sourced by every
 # lab command (run, shell, demo, reboot, bench).  It holds the facts the
 # pipeline needs in one place:
-#   - the kernel variants, read from kernel/configs/ (variants, variants_all)
+#   - the kernel variants, read from kernel/configs/ (variants)
 #     and the default variant of each role (default_kernel)
 #   - the test header "# rtlab: key=value ...", parsed once per file with
 #     shell builtins (machine_parse)
@@ -30,8 +30,8 @@ lab_configs=$lab_top/kernel/configs
 
 # --- kernel variants -------------------------------------------------------
 # A variant is a fragment kernel/configs/<variant>.config beside base.config.
-# A fragment whose first line is "# rtlab: build-only" is built (make kernel)
-# but never booted nor put in an initramfs.
+# A fragment whose first line is "# rtlab: build-only" is built (make
+# build-only, make check) but never booted nor put in an initramfs.
 _config_is_build_only() { local l; read -r l <"$1"; [ "$l" = "# rtlab: build-only" ]; }
 
 # variants [--build-only|--all]: the bootable variants (or the build-only
@@ -52,16 +52,18 @@ variants() {
 # default_kernel ROLE: the variant a role boots unless told otherwise.
 # Tests and self-tests run on the debug kernel (lockdep, KASAN catch what a
 # test provokes); benchmarks, the shell and the demo on the plain rt kernel.
-default_kernel() {
+_default_kernel() {	# _default_kernel ROLE: into M_kernel, without a fork
 	case "$1" in
-	tests|selftest|stress) echo rt-debug ;;
-	*) echo rt ;;
+	tests|selftest|stress) M_kernel=rt-debug ;;
+	*) M_kernel=rt ;;
 	esac
 }
+default_kernel() { local M_kernel; _default_kernel "$1"; echo "$M_kernel"; }
 
 # --- the test header -------------------------------------------------------
 machine_reset() {	# machine_reset ROLE: the defaults
-	M_kernel=$(default_kernel "$1") M_cpus=2 M_mem=512 M_timeout=120
+	_default_kernel "$1"
+	M_cpus=2 M_mem=512 M_timeout=120
 	M_nics=none M_tpm=no M_devices=none M_qtrace=none M_cmdline=
 	[ "$1" != shell ] || M_mem=1024	# room for what one tries by hand
 }
