@@ -137,9 +137,11 @@ int main(void)
 	wait_for(&inwait, 1);
 	sleep_ms(20);
 	check(pi_cond_destroy(&c) == EBUSY, "destroy a condvar with a blocked waiter: EBUSY");
+	sleep_ms(20);	/* the waiter had a spurious wake-up: let it sleep again */
 	pi_mutex_init(&other, 0);
 	pi_mutex_lock(&other);
 	check(pi_cond_wait(&c, &other) == EINVAL, "waiting with a second mutex while waiters use the first: EINVAL");
+	sleep_ms(20);	/* again: the check woke the waiter */
 	check(pi_cond_signal(&c, &other) == EINVAL, "signalling with a mutex the waiters do not use: EINVAL");
 	pi_mutex_unlock(&other);
 	pi_mutex_lock(&m2);

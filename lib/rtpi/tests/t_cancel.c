@@ -2,12 +2,14 @@
 /* Condvar waits as cancellation points (issue 16), through the native API
  * and through the pthread API + drop-in (API_PTHREAD).  Every join has a
  * deadline: a wait that is no cancellation point fails here, it does not
- * hang.  Usage: t_cancel [ROUNDS] */
+ * hang.  Usage: t_cancel [ROUNDS] | t_cancel off (library built with
+ * CANCEL=0: the wait must not be a cancellation point) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "compat.h"
 #include "tap.h"
@@ -204,9 +206,39 @@ static void test_race(int rounds)
 	      API_NAME, good, rounds);
 }
 
+/* CANCEL=0 build: a cancelled waiter sleeps on until it is signalled */
+static void test_off(void)
+{
+	pthread_t t;
+	void *res = NULL;
+	struct timespec ts;
+	int ok, still;
+
+	reset();
+	pthread_create(&t, NULL, waiter, NULL);
+	ok = wait_value(&inwait, 1);
+	sleep_ms(20);
+	pthread_cancel(t);
+	ts = ts_after(CLOCK_REALTIME, 100);
+	still = pthread_timedjoin_np(t, &res, &ts) == ETIMEDOUT;
+	LOCK(&mtx);
+	tokens = 1;
+	SIGNAL(&cnd, &mtx);
+	UNLOCK(&mtx);
+	ok = join(t, &res) && ok;
+	check(ok && still && res != PTHREAD_CANCELED && consumed == 1 && handler_runs == 0,
+	      "%s, built with CANCEL=0: cond_wait is no cancellation point (the waiter sleeps on, returns normally when signalled)",
+	      API_NAME);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : ROUNDS;
+
+	if (argc > 1 && strcmp(argv[1], "off") == 0) {
+		test_off();
+		return tap_exit();
+	}
 
 	printf("# cancellation through the %s API\n", API_NAME);
 	test_one(0);
