@@ -172,13 +172,14 @@ void cv_core_init(struct cv_core *cv)
 	atomic_store_explicit(&cv->lock, 0, memory_order_relaxed);
 	cv->waiters = 0;
 	cv->spare = 0;
-	cv->mutex_off = 0;
+	atomic_store_explicit(&cv->mutex_off, 0, memory_order_relaxed);
 	HG_NOCHECK(cv, sizeof(*cv));
 }
 
 static _Atomic uint32_t *cv_target(struct cv_core *cv)
 {
-	return (_Atomic uint32_t *)((char *)cv + cv->mutex_off);
+	return (_Atomic uint32_t *)((char *)cv +
+		atomic_load_explicit(&cv->mutex_off, memory_order_relaxed));
 }
 
 /* Next sequence value, skipping 0 (see seq_fresh). Under cv->lock. */
@@ -289,7 +290,8 @@ static int wait_register(struct wait_ctx *c, int64_t off)
 
 	if (e)
 		return e;
-	if (cv->waiters && cv->mutex_off != off && c->priv) {
+	if (cv->waiters && c->priv &&
+	    atomic_load_explicit(&cv->mutex_off, memory_order_relaxed) != off) {
 		/* the count is an upper bound: look whether anybody really
 		 * sleeps with the other mutex (they get a spurious wake-up) */
 		if (cv_requeue(cv, cv_target(cv), c->priv, 1) > 0) {
@@ -297,7 +299,7 @@ static int wait_register(struct wait_ctx *c, int64_t off)
 			return EINVAL;	/* another mutex is in use */
 		}
 	}
-	cv->mutex_off = off;
+	atomic_store_explicit(&cv->mutex_off, off, memory_order_relaxed);
 	cv->waiters++;
 	c->seq = atomic_load_explicit(&cv->seq, memory_order_relaxed);
 	pil_unlock(&cv->lock, c->priv);

@@ -54,7 +54,8 @@ struct cv_core {
 	_Atomic uint32_t lock;		/* internal PI lock */
 	uint32_t waiters;		/* upper bound of sleepers (under lock) */
 	uint32_t spare;
-	int64_t mutex_off;		/* (char *)mutex word - (char *)cv */
+	_Atomic int64_t mutex_off;	/* (char *)mutex word - (char *)cv;
+					 * read lock-free by the C++ notify */
 	uint32_t spare2[2];
 };
 

@@ -16,6 +16,8 @@ _Static_assert(sizeof(pi_mutex_t) == 64, "librtpi ABI: pi_mutex_t is 64 bytes");
 _Static_assert(sizeof(pi_cond_t) == 128, "librtpi ABI: pi_cond_t is 128 bytes");
 _Static_assert(sizeof(struct cv_core) == 32 &&
 	       offsetof(pi_cond_t, flags) == 32, "cv_core overlays pi_cond_t");
+_Static_assert(offsetof(pi_cond_t, mutex_off) == offsetof(struct cv_core, mutex_off),
+	       "rtpi/condition_variable.hpp reads mutex_off");
 
 /* pi_cond_wait/timedwait are cancellation points, as in librtpi's default
  * build; make CANCEL=0 (-DRTPI_NO_CANCELLATION) turns that off like

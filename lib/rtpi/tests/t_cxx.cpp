@@ -30,6 +30,9 @@ static_assert(std::is_standard_layout<rtpi::mutex>::value, "mutex: standard layo
 static_assert(std::is_standard_layout<rtpi::condition_variable>::value, "cv: standard layout");
 static_assert(std::is_same<rtpi::mutex::native_handle_type, pi_mutex_t *>::value, "mutex handle");
 static_assert(std::is_same<rtpi::condition_variable::native_handle_type, pi_cond_t *>::value, "cv handle");
+static_assert(sizeof(rtpi::mutex) == sizeof(pi_mutex_t) &&
+	      sizeof(rtpi::condition_variable) == sizeof(pi_cond_t) &&
+	      alignof(rtpi::condition_variable) == alignof(pi_cond_t), "sizes as the native types");
 static_assert(!std::is_copy_constructible<rtpi::mutex>::value &&
 	      !std::is_copy_assignable<rtpi::condition_variable>::value, "not copyable");
 
@@ -103,6 +106,25 @@ static void test_wait_pred()
 	}
 	t.join();
 	check(got == 7, "condition_variable: wait(lock) + notify_one under the mutex");
+
+	/* librtpi's form: notify names the mutex by a (deferred) lock */
+	token = 0;
+	std::thread t2([&] {
+		std::unique_lock<rtpi::mutex> l(m);
+		while (token == 0)
+			cv.wait(l);
+		got = token;
+	});
+	std::this_thread::sleep_for(milliseconds(SLEEP_MS));
+	{
+		std::unique_lock<rtpi::mutex> l(m, std::defer_lock);
+		l.lock();
+		token = 8;
+		l.unlock();
+		cv.notify_one(l);
+	}
+	t2.join();
+	check(got == 8, "condition_variable: notify_one(unique_lock) with the lock released (librtpi's C++ call)");
 }
 
 template <class Clock> static bool timeout_on()

@@ -10,13 +10,13 @@
  * the result is decided by that clock, as libstdc++ does.  The waits are
  * cancellation points unless the library was built with CANCEL=0; a
  * cancelled wait unwinds with the mutex locked, so a unique_lock releases
- * it.  notify_one/notify_all may be called with or without the mutex held.
+ * it.  notify_one/notify_all may be called with or without the mutex held;
+ * notify_one(lock)/notify_all(lock) (librtpi's C++ calls) name the mutex.
  * See rtpi(7).
  */
 #ifndef RTPI_CONDITION_VARIABLE_HPP
 #define RTPI_CONDITION_VARIABLE_HPP
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>	/* std::cv_status */
 #include <mutex>		/* std::unique_lock */
@@ -31,25 +31,35 @@ class condition_variable {
 public:
 	typedef pi_cond_t *native_handle_type;
 
-	condition_variable() noexcept : c_(PI_COND_INIT(0)), m_(nullptr) {}
+	constexpr condition_variable() noexcept : c_(PI_COND_INIT(0)) {}
 	~condition_variable() { pi_cond_destroy(&c_); }
 	condition_variable(const condition_variable &) = delete;
 	condition_variable &operator=(const condition_variable &) = delete;
 
-	/* librtpi's calls name the mutex; the one the waiters use is kept */
+	/* pi_cond_signal/broadcast name the mutex: the one the waiters gave
+	 * is found in the condvar (nobody ever waited: nothing to do) */
 	void notify_one() noexcept
 	{
-		pi_mutex_t *m = m_.load(std::memory_order_acquire);
+		pi_mutex_t *m = waiters_mutex();
 
 		if (m)
 			pi_cond_signal(&c_, m);
 	}
 	void notify_all() noexcept
 	{
-		pi_mutex_t *m = m_.load(std::memory_order_acquire);
+		pi_mutex_t *m = waiters_mutex();
 
 		if (m)
 			pi_cond_broadcast(&c_, m);
+	}
+	/* as librtpi's C++ API: name the mutex by a lock (need not own it) */
+	void notify_one(std::unique_lock<mutex> &lk) noexcept
+	{
+		pi_cond_signal(&c_, lk.mutex()->native_handle());
+	}
+	void notify_all(std::unique_lock<mutex> &lk) noexcept
+	{
+		pi_cond_broadcast(&c_, lk.mutex()->native_handle());
 	}
 
 	void wait(std::unique_lock<mutex> &lk)
@@ -125,12 +135,18 @@ private:
 			throw std::system_error(e, std::generic_category(), what);
 	}
 
-	pi_mutex_t *enter(std::unique_lock<mutex> &lk)
+	static pi_mutex_t *enter(std::unique_lock<mutex> &lk)
 	{
-		pi_mutex_t *m = lk.mutex()->native_handle();
+		return lk.mutex()->native_handle();
+	}
 
-		m_.store(m, std::memory_order_release);
-		return m;
+	/* mutex_off: the waiters' mutex relative to the condvar, written
+	 * (atomically) by every wait */
+	pi_mutex_t *waiters_mutex() noexcept
+	{
+		int64_t off = __atomic_load_n(&c_.mutex_off, __ATOMIC_RELAXED);
+
+		return off ? (pi_mutex_t *)(void *)((char *)&c_ + off) : nullptr;
 	}
 
 	/* a duration in whole nanoseconds, rounded up, saturated */
@@ -179,8 +195,7 @@ private:
 		return std::cv_status::no_timeout;
 	}
 
-	pi_cond_t c_;
-	std::atomic<pi_mutex_t *> m_;
+	pi_cond_t c_;	/* the only member: sizeof as the native type */
 };
 
 } // namespace rtpi

@@ -11,6 +11,7 @@
 #ifndef RTPI_MUTEX_HPP
 #define RTPI_MUTEX_HPP
 
+#include <mutex>	/* std::lock_guard, std::unique_lock for the users */
 #include <system_error>
 
 #include <rtpi.h>
