@@ -92,12 +92,13 @@ static void test_wait_pred()
 	check(woke == 4, "condition_variable: wait(lock, pred) x4, notify_all without the mutex");
 
 	int token = 0, got = 0;
-	std::thread t([&] {
+	auto token_waiter = [&] {
 		std::unique_lock<rtpi::mutex> l(m);
 		while (token == 0)
 			cv.wait(l);
 		got = token;
-	});
+	};
+	std::thread t(token_waiter);
 	std::this_thread::sleep_for(milliseconds(SLEEP_MS));
 	{
 		std::lock_guard<rtpi::mutex> g(m);
@@ -109,12 +110,7 @@ static void test_wait_pred()
 
 	/* librtpi's form: notify names the mutex by a (deferred) lock */
 	token = 0;
-	std::thread t2([&] {
-		std::unique_lock<rtpi::mutex> l(m);
-		while (token == 0)
-			cv.wait(l);
-		got = token;
-	});
+	std::thread t2(token_waiter);
 	std::this_thread::sleep_for(milliseconds(SLEEP_MS));
 	{
 		std::unique_lock<rtpi::mutex> l(m, std::defer_lock);
