@@ -134,6 +134,7 @@ static void show_row(const struct daemon *d, pid_t pid, pid_t tgid)
 	if (!d->o->pid && !t.kthread)
 		return;
 	task_irq_lookup(d->o->sysroot, d->o->procroot, &t);
+	task_read_affinity(&t);
 	r = rules_match(&d->rules, &t);
 	if (t.has_affinity)
 		cpulist_format(&t.affinity, aff, sizeof(aff));
@@ -402,7 +403,7 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	d.o = &o;
 	d.once = once;
-	d.irqfd = d.nlfd = d.rescanfd = d.timerfd = d.sigfd = -1;
+	d.irqfd = d.nlfd = d.rescanfd = d.timerfd = d.sigfd = d.ep = -1;
 	if (parse_ctx_init(&d.ctx)) {
 		fprintf(stderr, "rtirqd: cannot read the present CPUs\n");
 		return 1;
@@ -452,9 +453,7 @@ int main(int argc, char **argv)
 		log_info("%u threads set, %u failed", d.stat_applied,
 			 d.stat_failed);
 		rc = d.stat_failed ? 1 : 0;
-		ruleset_free(&d.rules);
-		pidset_free(&d.known);
-		free(d.pend);
+		daemon_free(&d);
 		return rc;
 	}
 
@@ -472,8 +471,6 @@ int main(int argc, char **argv)
 	if (!o.dry_run && drop_privileges())
 		log_warn("could not drop privileges: %s", strerror(errno));
 	rc = daemon_loop(&d, reload);
-	ruleset_free(&d.rules);
-	pidset_free(&d.known);
-	free(d.pend);
+	daemon_free(&d);
 	return rc;
 }
