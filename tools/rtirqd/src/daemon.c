@@ -601,7 +601,8 @@ static int irqwatch_read(struct daemon *d, struct irqwatch *w, bool examine_new)
 		if (!oldp)
 			return 0;
 	}
-	memcpy(oldp, w->pids, nold * sizeof(*oldp));
+	if (nold)
+		memcpy(oldp, w->pids, nold * sizeof(*oldp));
 	w->npids = 0;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
