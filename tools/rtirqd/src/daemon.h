@@ -11,6 +11,8 @@ struct opts {
 	const char *config;
 	bool config_given;
 	const char *config_dir;
+	bool config_dir_given;
+	bool rtctl;		/* --compat=rtctl */
 	const char *procroot;
 	const char *sysroot;
 	pid_t pid;		/* 0: all kernel threads; else threads of pid */

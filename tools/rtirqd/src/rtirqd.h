@@ -44,6 +44,7 @@ struct rule {
 	/* RULE_RTCTL / RULE_TUNED: regex on "[comm]"; RULE_IRQ: comm= */
 	bool has_regex;
 	regex_t regex;
+	bool rtctl;		/* match the name only up to its first blank */
 	/* RULE_IRQ only */
 	struct irq_range *irqs;
 	size_t nirqs;
@@ -56,6 +57,7 @@ struct rule {
 struct ruleset {
 	struct rule *v;
 	size_t n, cap;
+	int skipped;		/* --compat=rtctl: bad lines left out */
 	char **files;		/* names of the files read, in order */
 	size_t nfiles;
 };
@@ -63,6 +65,13 @@ struct ruleset {
 struct parse_ctx {
 	cpu_set_t present;	/* CPUs a mask may name */
 	int nr_present;
+	/*
+	 * --compat=rtctl: read the file exactly as NI's rtctl does (lines it
+	 * ignores are left out, bad lines skipped, CR kept, the regex cut
+	 * at the fifth ':'); otherwise rtirqd's reading, and a warning for
+	 * each line that rtctl would read differently.
+	 */
+	bool rtctl;
 };
 
 /* Error sink: called once per error with file, line (0: whole file), text. */

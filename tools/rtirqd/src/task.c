@@ -248,9 +248,27 @@ static bool irq_in(const struct rule *r, int irq)
 	return false;
 }
 
+/*
+ * rtctl hands awk the line "PID [comm]" and matches the second field: the
+ * name up to its first blank ("[irq/24-PCIe PME]" is matched as
+ * "[irq/24-PCIe").
+ */
+static bool rtctl_matches(const struct rule *r, const char *ms)
+{
+	char cut[COMM_LEN + 3];
+	size_t n = strcspn(ms, " \t");
+
+	if (!ms[n])
+		return regexec(&r->regex, ms, 0, NULL, 0) == 0;
+	snprintf(cut, sizeof(cut), "%.*s", (int)n, ms);
+	return regexec(&r->regex, cut, 0, NULL, 0) == 0;
+}
+
 static bool rule_matches(const struct rule *r, const struct task_info *t,
 			 const char *ms)
 {
+	if (r->kind != RULE_IRQ && r->rtctl)
+		return r->has_regex && rtctl_matches(r, ms);
 	if (r->kind != RULE_IRQ)
 		return r->has_regex && regexec(&r->regex, ms, 0, NULL, 0) == 0;
 	if (t->irq < 0)
