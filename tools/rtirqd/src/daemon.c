@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -1052,8 +1053,17 @@ int daemon_loop(struct daemon *d, int (*reload)(struct daemon *))
 		epoll_add(d->ep, d->rescanfd, EPOLLIN);
 
 	/* the kernel's irq -> threads map: open and poll every list */
-	if (d->irq_src == SRC_SYSFS && !d->o->pid)
+	if (d->irq_src == SRC_SYSFS && !d->o->pid) {
+		struct rlimit rl;
+
+		/* one open list per irq: thousands on a large machine */
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		d->irqmap = irqwatch_walk(d, false) == 0;
+	}
 	/* full pass over what exists now */
 	scan(d, true);
 	run_pending(d);
