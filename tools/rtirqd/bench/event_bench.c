@@ -272,7 +272,11 @@ int main(int argc, char **argv)
 	d.irqmap = irqwatch_sync(&d, false) == 0;
 #endif
 	scan(&d, true);
-	/* the start-up pass's re-checks are no part of the event path */
+	/*
+	 * The start-up pass found the thread in the fake /proc; the events
+	 * present it as new.  Its re-checks are no part of the event path.
+	 */
+	pidset_del(&d.known, tid);
 	d.npend = 0;
 	printf("# irqs=%d threads=%d cycles=%d wakeups_per_event=%d\n", irqs,
 	       threads, cycles, wakeups_per_event());

@@ -622,11 +622,14 @@ static int irqwatch_read(struct daemon *d, struct irqwatch *w, bool examine_new)
 		}
 		w->pids[w->npids++] = tl.pid;
 		/*
-		 * New in the list, or seen first through /proc or the proc
-		 * connector and still waited for: the kernel says it is ready.
+		 * New in the list (and not set already by a /proc scan), or
+		 * seen first through /proc or the proc connector and still
+		 * waited for: the kernel says it is ready.
 		 */
-		if (examine_new && (!pid_in(oldp, nold, tl.pid) ||
-				    (d->npend && pend_has(d, tl.pid, PEND_NAME))))
+		if (examine_new &&
+		    ((!pid_in(oldp, nold, tl.pid) &&
+		      !pidset_has(&d->known, tl.pid)) ||
+		     (d->npend && pend_has(d, tl.pid, PEND_NAME))))
 			apply_listed(d, w->irq, &tl);
 	}
 	if (examine_new)

@@ -20,17 +20,9 @@ check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 # fake kernel threads (pids above any pid_max)
 F=$W/fake
 mkdir -p "$F/proc" "$F/sys/kernel/irq"
-fake_kthread() {	# pid comm
-	mkdir -p "$F/proc/$1"
-	{
-		printf '%s (%s) S 2 0 0 0 -1 2097216' "$1" "$2"
-		i=10
-		while [ $i -le 39 ]; do printf ' 0'; i=$((i + 1)); done
-		echo " 50 1"
-	} >"$F/proc/$1/stat"
-}
+. tests/fake-proc.sh
 PME=10000001 ETH=10000002 SOFT=10000003 RCU=10000004 KW=10000005
-fake_kthread $PME "irq/24-PCIe PME"
+fake_kthread $PME "irq/24-PCIe PME" 50 1
 fake_kthread $ETH "irq/30-eth0"
 fake_kthread $SOFT "ksoftirqd/0"
 fake_kthread $RCU "rcu_preempt"
