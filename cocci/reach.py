@@ -101,6 +101,11 @@ class Makefiles:
                 elif cond not in ('y', 'm', 'objs'):
                     continue
                 for it in rhs.split():
+                    v = re.match(r'^\$\(([A-Za-z0-9_.\-/]+)-(y|objs|m)\)$', it)
+                    if v:
+                        # foo-y += $(bar-y): bar's objects are part of foo
+                        comp.setdefault(v.group(1) + '.o', []).append((target + '.o', syms))
+                        continue
                     if '$' in it:
                         continue
                     if target in ('obj', 'lib', 'core', 'drivers', 'libs', 'net', 'virt'):
@@ -131,7 +136,9 @@ class Makefiles:
             conds = self.parse(parent)[0].get(rel)
             if conds:
                 return [a + b for a in self.dir_conds(parent) for b in conds]
-        return [[]]
+        # not descended into by name (objects listed from a parent's
+        # Makefile): at least what the parent directory needs
+        return self.dir_conds('/'.join(parts[:-1]))
 
     def file_conds(self, path):
         """Alternatives for path to be built; None when no Makefile names it."""

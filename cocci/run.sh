@@ -82,11 +82,16 @@ status=0
 for sp in sleeping_lock_atomic sleeping_lock_hardirq; do
 	{
 		tr '\n' '\0' <"$out/raw/cand.lock" | xargs -0 -r grep -lE "${need[$sp]}" 2>/dev/null
-		# an IRQF_ONESHOT primary handler returns IRQ_WAKE_THREAD: without
-		# one, a ONESHOT interrupt has no hard-irq handler of its own
-		[ $sp = sleeping_lock_hardirq ] &&
-			tr '\n' '\0' <"$out/raw/cand.lock" | xargs -0 -r grep -lE '\bIRQF_ONESHOT\b' 2>/dev/null |
-			tr '\n' '\0' | xargs -0 -r grep -l '\bIRQ_WAKE_THREAD\b' 2>/dev/null
+		# IRQF_ONESHOT keeps a primary handler in hard irq: one that wakes
+		# its thread (returns IRQ_WAKE_THREAD), or one requested without a
+		# thread (request_irq(..., IRQF_ONESHOT)).  Most ONESHOT files
+		# pass a NULL primary handler and are left out.
+		if [ $sp = sleeping_lock_hardirq ]; then
+			tr '\n' '\0' <"$out/raw/cand.lock" | xargs -0 -r grep -lE '\bIRQF_ONESHOT\b' 2>/dev/null >"$out/raw/oneshot"
+			tr '\n' '\0' <"$out/raw/oneshot" | xargs -0 -r grep -l '\bIRQ_WAKE_THREAD\b' 2>/dev/null
+			tr '\n' '\0' <"$out/raw/oneshot" |
+				xargs -0 -r grep -lPz '(?s)\b(devm_)?request_irq\s*\([^;]*\bIRQF_ONESHOT\b' 2>/dev/null
+		fi
 	} | sort -u >"$out/raw/$sp.files"
 	rm -f "$out/raw/$sp".chunk.*
 	split -l "$chunk" -d -a 5 "$out/raw/$sp.files" "$out/raw/$sp.chunk."

@@ -4,6 +4,7 @@ static DEFINE_RAW_SPINLOCK(r);
 static DEFINE_SPINLOCK(s);
 static DEFINE_XARRAY(xa);
 static DEFINE_SEQLOCK(sl);
+static DEFINE_SEQLOCK(sl2);
 
 static void guarded_helper(void)
 {
@@ -34,8 +35,8 @@ void pos_seqlock(void)
 	preempt_disable();
 	write_seqlock(&sl);	/* expect: preemptoff &sl */
 	write_sequnlock(&sl);
-	read_seqlock_excl_bh(&sl);	/* expect: preemptoff &sl */
-	read_sequnlock_excl_bh(&sl);
+	read_seqlock_excl_bh(&sl2);	/* expect: preemptoff &sl2 */
+	read_sequnlock_excl_bh(&sl2);
 	preempt_enable();
 }
 
