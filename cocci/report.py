@@ -54,22 +54,43 @@ def parse(paths):
 
 
 def collapse(findings):
-    """One finding per bug: per (file, rule, helper acquisition, lock) for
-    a lock taken in a helper, per (file, rule, function, lock) for a direct
-    one.  The first call site stays, the others are listed under 'sites'."""
-    groups = {}
-    for d in findings:
+    """One finding per bug.  Two findings of one rule and file are the same
+    bug when they reach the same acquisition (a helper's lock from several
+    call sites), when they are the same direct call in one function (from
+    several regions), or when one call site reaches the same lock through
+    several helper chains.  The first call site stays, the others are
+    listed under 'sites'."""
+    parent = list(range(len(findings)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first = {}
+    for i, d in enumerate(findings):
         base = d['lock'].split(' via ')[0]
         if ' via ' in d['lock']:
-            k = (d['file'], d['rule'], d['acq'], base)
+            keys = [('acq', d['file'], d['rule'], d['acq'], base),
+                    ('site', d['file'], d['rule'], d['line'], base)]
         else:
-            k = (d['file'], d['rule'], d['function'], base)
-        groups.setdefault(k, []).append(d)
+            keys = [('fn', d['file'], d['rule'], d['function'], base)]
+        for k in keys:
+            if k in first:
+                parent[find(i)] = find(first[k])
+            else:
+                first[k] = i
+    groups = {}
+    for i, d in enumerate(findings):
+        groups.setdefault(find(i), []).append(d)
     out = []
     for g in groups.values():
-        first = dict(g[0])
-        first['sites'] = ['%d %s' % (x['line'], x['function']) for x in g[1:]]
-        out.append(first)
+        g.sort(key=lambda d: (d['line'], d['lock']))
+        head = dict(g[0])
+        head['sites'] = sorted({'%d %s' % (x['line'], x['function']) for x in g[1:]
+                                if x['line'] != head['line']})
+        out.append(head)
     return sorted(out, key=lambda d: (d['file'], d['line'], d['rule'], d['lock']))
 
 

@@ -20,7 +20,8 @@
 //#  - rawlock:    after raw_spin_lock*/raw_spin_trylock* (or guard/
 //#                scoped_guard(raw_spinlock*)) of lock R without a
 //#                raw_spin_unlock* of R, or after a call of a helper of the
-//#                file that returns with a raw spinlock held.
+//#                file that returns with a raw spinlock held (on every path
+//#                after taking it).
 //# Trylocks are not reported here: they do not sleep.  The sleeping call
 //# may be made directly or by helpers defined in the same file, up to
 //# three call levels (rtlab_cocci.DEPTH).  All paths are considered.
@@ -251,8 +252,10 @@ ch << closer.ch;
 @@
 CLOSERS.add(ch)
 
-// A helper that returns, on some path, with the raw spinlock it took still
-// held (foo_lock_irqsave() style): its callers are in a raw-locked region.
+// A helper that returns with the raw spinlock it took still held on every
+// path after taking it (foo_lock_irqsave() style): its callers are in a
+// raw-locked region.  "forall" keeps out helpers that take and drop the
+// lock under the same condition (the paths are not correlated).
 @lockret exists@
 identifier lr;
 identifier rop = {raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, raw_spin_lock_nest_lock, raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave};
@@ -261,7 +264,8 @@ expression r;
 lr(...) {
  ... when any
  rop(r, ...)
- ... when != raw_spin_unlock(r)
+ ... when forall
+     when != raw_spin_unlock(r)
      when != raw_spin_unlock_irq(r)
      when != raw_spin_unlock_irqrestore(r, ...)
      when != raw_spin_unlock_bh(r)
