@@ -110,6 +110,10 @@ static bt_message *begin_packet(struct td_iter *it,
 	bt_field_integer_unsigned_set_value(
 		bt_field_structure_borrow_member_field_by_index(ctx, 0),
 		(uint64_t)it->p->cpu);
+	if (bt_field_string_set_value(
+		bt_field_structure_borrow_member_field_by_index(ctx, 1),
+		it->p->buf->name))
+		return NULL;
 	it->pkt_events = 0;
 	return bt_message_packet_beginning_create_with_default_clock_snapshot(
 		self, it->pkt, it->ts);

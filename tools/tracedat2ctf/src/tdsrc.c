@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "tdsrc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,10 +119,15 @@ static int open_file(struct td_source *src)
 static int make_clock(struct td_source *src)
 {
 	const char *name = tracecmd_get_trace_clock(src->top);
-	char desc[256];
+	char desc[256], ident[64];
 
 	if (!name || !*name)
 		name = "local";
+	/* CTF 1.8 clock names are identifiers: x86-tsc -> x86_tsc */
+	snprintf(ident, sizeof(ident), "%s", name);
+	for (char *c = ident; *c; c++)
+		if (!isalnum((unsigned char)*c))
+			*c = '_';
 	src->cc = bt_clock_class_create(
 		bt_self_component_source_as_self_component(src->self));
 	if (!src->cc)
@@ -130,9 +136,10 @@ static int make_clock(struct td_source *src)
 		 "ftrace trace clock \"%s\"%s; timestamps as trace-cmd report prints them",
 		 name, (!strcmp(name, "counter") || !strcmp(name, "x86-tsc")) ?
 		 " (counts ticks; 1 tick shown as 1 ns)" : " (ns)");
-	if (bt_clock_class_set_name(src->cc, name) ||
+	if (bt_clock_class_set_name(src->cc, ident) ||
 	    bt_clock_class_set_description(src->cc, desc))
 		return -1;
+	snprintf(src->clock_name, sizeof(src->clock_name), "%s", name);
 	bt_clock_class_set_frequency(src->cc, NS_PER_S);
 	bt_clock_class_set_offset(src->cc, 0, 0);
 	bt_clock_class_set_origin_is_unix_epoch(src->cc, BT_FALSE);
@@ -143,16 +150,21 @@ static bt_field_class *packet_context_class(struct td_source *src)
 {
 	bt_field_class *st = bt_field_class_structure_create(src->tc);
 	bt_field_class *cpu = bt_field_class_integer_unsigned_create(src->tc);
+	bt_field_class *buf = bt_field_class_string_create(src->tc);
+	bt_field_class *ret = st;
 
-	if (!st || !cpu ||
-	    bt_field_class_structure_append_member(st, "cpu_id", cpu)) {
-		bt_field_class_put_ref(cpu);
+	/* cpu_id as LTTng names it; buffer: the instance, "" for the top */
+	if (!st || !cpu || !buf ||
+	    bt_field_class_structure_append_member(st, "cpu_id", cpu) ||
+	    bt_field_class_structure_append_member(st, "buffer", buf)) {
 		bt_field_class_put_ref(st);
-		return NULL;
+		ret = NULL;
+	} else {
+		bt_field_class_integer_set_field_value_range(cpu, 32);
 	}
-	bt_field_class_integer_set_field_value_range(cpu, 32);
 	bt_field_class_put_ref(cpu);
-	return st;
+	bt_field_class_put_ref(buf);
+	return ret;
 }
 
 static int make_stream_class(struct td_source *src, struct td_buffer *buf)
@@ -224,7 +236,7 @@ static int set_env(struct td_source *src)
 	if (bt_trace_set_environment_entry_string(src->trace, "tracer_name",
 			src->lttng ? "lttng-modules" : "ftrace") ||
 	    bt_trace_set_environment_entry_string(src->trace, "trace_clock",
-			bt_clock_class_get_name(src->cc)) ||
+			src->clock_name) ||
 	    bt_trace_set_environment_entry_string(src->trace,
 			"tracedat_version", v))
 		return -1;

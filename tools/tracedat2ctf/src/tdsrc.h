@@ -71,6 +71,7 @@ struct td_source {
 	bt_logging_level log_level;
 	char *path;
 	bool lttng;			/* LTTng kernel tracer names */
+	char clock_name[64];		/* trace clock as trace-cmd names it */
 	struct tracecmd_input *top;
 	struct tep_handle *tep;
 	bt_trace_class *tc;
