@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <trace-cmd/trace-cmd.h>
+#include <unistd.h>
 
 #define NS_PER_S 1000000000ULL
 #define MAGIC_LEN 10		/* "\x17\x08\x44tracing" */
@@ -82,6 +85,34 @@ static int parse_params(struct td_source *src, const bt_value *params)
 	return src->path ? 0 : -1;
 }
 
+/*
+ * libtracecmd 3.1.6 crashes (NULL dereference in tracecmd_close() on its
+ * own error path) when a file's CPU data runs past its end.  So the
+ * headers are first opened in a child process: a crash there becomes an
+ * error here.  Returns 0 if the child opened the file.
+ */
+static int probe_open(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return 0;	/* cannot probe: let the real open try */
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		/* silence libtracecmd's printf()s about the file */
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		_exit(tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS) ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 static int open_file(struct td_source *src)
 {
 	int v = tracedat_version(src->path);
@@ -99,7 +130,8 @@ static int open_file(struct td_source *src)
 		    src->path, v);
 		return -1;
 	}
-	src->top = tracecmd_open(src->path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!probe_open(src->path))
+		src->top = tracecmd_open(src->path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!src->top) {
 		ERR(src, "%s:1: libtracecmd cannot read it (truncated or corrupt headers)",
 		    src->path);

@@ -9,12 +9,17 @@
 #define _GNU_SOURCE
 #include "tdsrc.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXIT_BAD 2	/* bad usage or input: see tracedat2ctf(1) */
+#define NFTW_FDS 16
 
 static const char usage[] =
 	"usage: tracedat2ctf [--lttng] IN OUTDIR\n"
@@ -27,21 +32,49 @@ static const char usage[] =
 	"  --component=source.tracedat.ftrace --params='inputs=[\"IN\"]' \\\n"
 	"  --component=sink.ctf.fs --params='path=\"OUTDIR\"'\n";
 
-/* Prints the error causes of the current thread, root cause first. */
+/*
+ * Prints the root cause of the current thread's error (the first one
+ * appended: "FILE:LINE: what"); the causes the graph adds on its way up
+ * say only which component failed.
+ */
 static void print_error(void)
 {
 	const bt_error *err = bt_current_thread_take_error();
-	uint64_t n = err ? bt_error_get_cause_count(err) : 0;
 
-	if (!err) {
+	if (!err || !bt_error_get_cause_count(err)) {
 		fprintf(stderr, "tracedat2ctf: conversion failed\n");
-		return;
-	}
-	for (uint64_t i = n; i > 0; i--)
+	} else {
 		fprintf(stderr, "tracedat2ctf: %s\n",
 			bt_error_cause_get_message(
-				bt_error_borrow_cause_by_index(err, i - 1)));
-	bt_error_release(err);
+				bt_error_borrow_cause_by_index(err, 0)));
+	}
+	if (err)
+		bt_error_release(err);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* OUTDIR must not exist or be empty, so that a failure can remove it. */
+static int check_outdir(const char *out)
+{
+	DIR *d = opendir(out);
+	struct dirent *e;
+	int entries = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			entries++;
+	closedir(d);
+	return entries ? -1 : 0;
 }
 
 static const bt_plugin *find_plugin(const char *name)
@@ -135,13 +168,14 @@ static int build_graph(struct graph_parts *gp)
 		fprintf(stderr, "tracedat2ctf: filter.utils.muxer or sink.ctf.fs missing\n");
 		return -1;
 	}
+	/* errors reach the user as error causes (print_error()), not logs */
 	if (bt_graph_add_source_component(gp->g,
 		gp->src_cls,
-		"tracedat", gp->sp, BT_LOGGING_LEVEL_WARNING, &src) ||
+		"tracedat", gp->sp, BT_LOGGING_LEVEL_NONE, &src) ||
 	    bt_graph_add_filter_component(gp->g, mux_cls, "muxer", NULL,
-		BT_LOGGING_LEVEL_WARNING, &mux) ||
+		BT_LOGGING_LEVEL_NONE, &mux) ||
 	    bt_graph_add_sink_component(gp->g, sink_cls, "ctf", gp->kp,
-		BT_LOGGING_LEVEL_WARNING, &sink) ||
+		BT_LOGGING_LEVEL_NONE, &sink) ||
 	    connect_all(gp->g, src, mux, sink)) {
 		print_error();
 		return -1;
@@ -174,8 +208,16 @@ static int run(const char *in, const char *out, bool lttng)
 	do {
 		st = bt_graph_run(gp.g);
 	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
-	if (st != BT_GRAPH_RUN_STATUS_OK)
+	if (st != BT_GRAPH_RUN_STATUS_OK) {
 		print_error();
+		nftw(out, rm_entry, NFTW_FDS, FTW_DEPTH | FTW_PHYS);
+		/*
+		 * babeltrace2 2.0.4's sink.ctf.fs crashes in its finalize
+		 * method after a failed run (NULL value in its trace table):
+		 * leave without tearing the graph down.
+		 */
+		_exit(EXIT_BAD);
+	}
 out:
 	put_parts(&gp);
 	return st == BT_GRAPH_RUN_STATUS_OK ? 0 : EXIT_BAD;
@@ -206,6 +248,11 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		fputs(usage, stderr);
+		return EXIT_BAD;
+	}
+	if (check_outdir(argv[optind + 1])) {
+		fprintf(stderr, "tracedat2ctf: %s: exists and is not an empty directory\n",
+			argv[optind + 1]);
 		return EXIT_BAD;
 	}
 	return run(argv[optind], argv[optind + 1], lttng);
