@@ -475,6 +475,19 @@ static int same_array(const char *rep, const char *bt)
 }
 
 /*
+ * report -R prints a number as its format's print fmt hints: decimal,
+ * 0x-prefixed hex, or bare hex for %llx (funcgraph_exit calltime); a
+ * report value of only hex digits may be either.
+ */
+static int same_number(const char *rep, const char *bt)
+{
+	if (num(rep) == num(bt))
+		return 1;
+	return rep[strspn(rep, "0123456789abcdefABCDEF")] == 0 &&
+	       strtoull(rep, NULL, 16) == num(bt);
+}
+
+/*
  * trace-cmd report drops one trailing newline of a string (trace_marker
  * writes end with one); the CTF keeps the bytes as recorded.
  */
@@ -520,7 +533,7 @@ static void cmp_fields(const struct ev *r, const struct ev *b)
 		rv = strndup(v, (size_t)(vend - v));
 		switch (b->f[i].kind) {
 		case 'n':
-			ok = num(rv) == num(b->f[i].val);
+			ok = same_number(rv, b->f[i].val);
 			break;
 		case 'a':
 			ok = same_array(rv, b->f[i].val);
