@@ -19,7 +19,7 @@ printf '%-42s %8s %7s %7s %10s %10s %9s %9s\n' converter events wall_s cpu_s ev/
 anon_peak() {
 	peak=0
 	while [ -e /proc/$1/status ]; do
-		a=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$1/status 2>/dev/null)
+		a=$(sed -n 's/^RssAnon:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$1/status 2>/dev/null || true)
 		if [ -n "$a" ] && [ "$a" -gt "$peak" ]; then peak=$a; fi
 		sleep 0.02
 	done
