@@ -157,9 +157,20 @@ static int parse_report_line(char *line, struct ev *e)
 	return 0;
 }
 
-static void read_report(const char *path, struct list *l)
+static FILE *open_or_die(const char *path)
 {
 	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	return f;
+}
+
+static void read_report(const char *path, struct list *l)
+{
+	FILE *f = open_or_die(path);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -167,10 +178,6 @@ static void read_report(const char *path, struct list *l)
 	int cpu;
 	long long cnt;
 
-	if (!f) {
-		perror(path);
-		exit(2);
-	}
 	while ((n = getline(&line, &cap, f)) > 0) {
 		struct ev e = { 0 };
 		char *cpuat;
@@ -348,15 +355,11 @@ static int parse_bt_line(char *line, struct ev *e)
 
 static void read_bt(const char *path, struct list *l)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = open_or_die(path);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 
-	if (!f) {
-		perror(path);
-		exit(2);
-	}
 	while ((n = getline(&line, &cap, f)) > 0) {
 		struct ev e = { 0 };
 
@@ -377,13 +380,9 @@ static void read_bt(const char *path, struct list *l)
 /* "WARNING: Tracer discarded N event(s) ... within stream "DIR/[inst-]cpuN"" */
 static void read_bt_losses(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = open_or_die(path);
 	char line[4096];
 
-	if (!f) {
-		perror(path);
-		exit(2);
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char *st = strstr(line, "within stream \""), *base, *end, *cpu;
 		long long n = -1;
