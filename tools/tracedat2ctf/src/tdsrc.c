@@ -185,14 +185,14 @@ static bt_field_class *packet_context_class(struct td_source *src)
 	bt_field_class *buf = bt_field_class_string_create(src->tc);
 	bt_field_class *ret = st;
 
+	if (cpu)
+		bt_field_class_integer_set_field_value_range(cpu, 32);
 	/* cpu_id as LTTng names it; buffer: the instance, "" for the top */
 	if (!st || !cpu || !buf ||
 	    bt_field_class_structure_append_member(st, "cpu_id", cpu) ||
 	    bt_field_class_structure_append_member(st, "buffer", buf)) {
 		bt_field_class_put_ref(st);
 		ret = NULL;
-	} else {
-		bt_field_class_integer_set_field_value_range(cpu, 32);
 	}
 	bt_field_class_put_ref(cpu);
 	bt_field_class_put_ref(buf);

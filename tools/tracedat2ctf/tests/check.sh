@@ -12,6 +12,8 @@ trap 'rm -rf "$T"' EXIT
 # CLI's own allocations are not ours to leak-check
 ASAN_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
+export ASAN_OPTIONS=fast_unwind_on_malloc=0
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
@@ -22,7 +24,7 @@ bt2() { LD_PRELOAD="$ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0 babeltrace2 "$@";
 fixtures=$(ls $FIX/*.dat)
 nfix=$(echo "$fixtures" | wc -l)
 echo "TAP version 13"
-echo "1..$((nfix * 2 + 3 + 1 + 6 + 5 + 1))"
+echo "1..$((nfix * 2 + 3 + 1 + 7 + 5 + 1))"
 
 # 1. every fixture: tracedat2ctf IN OUT, then babeltrace2 OUT vs report
 for f in $fixtures; do
@@ -88,7 +90,13 @@ size=$(stat -c %s $FIX/events-v6.dat)
 printf '\377\377\377\377\007\000\000\000%.0s' $(seq 1 40) |
 	dd of="$T/page.dat" bs=1 seek=$((size - 3 * 4096 + 16)) conv=notrunc 2>/dev/null
 : >"$T/empty.dat"
-for b in trunc-headers trunc-data magic version page empty; do
+# the second instance's data offset (BUFFER option: u64 offset, "second")
+# pointed past the end of the file
+cp $FIX/instance-v6.dat "$T/instance.dat"
+off=$(grep -obUaP 'second\x00' $FIX/instance-v6.dat | head -1 | cut -d: -f1)
+printf '\377\377\377\377\377\377\000\000' |
+	dd of="$T/instance.dat" bs=1 seek=$((off - 8)) conv=notrunc 2>/dev/null
+for b in trunc-headers trunc-data magic version page empty instance; do
 	rm -rf "$T/out"
 	$B/tracedat2ctf-asan "$T/$b.dat" "$T/out" >/dev/null 2>"$T/why"
 	rc=$?
