@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <trace-cmd/trace-cmd.h>
 #include <unistd.h>
@@ -85,11 +86,31 @@ static int parse_params(struct td_source *src, const bt_value *params)
 	return src->path ? 0 : -1;
 }
 
+/* The child of probe_open(): 0 if the file and its instances open. */
+static int probe_child(const char *path)
+{
+	struct tracecmd_input *h = tracecmd_open(path,
+						 TRACECMD_FL_LOAD_NO_PLUGINS);
+	int n = h ? tracecmd_buffer_instances(h) : 0;
+
+	if (!h)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		struct tracecmd_input *ih = tracecmd_buffer_instance_handle(h, i);
+
+		if (!ih)
+			return 1;
+		tracecmd_close(ih);
+	}
+	return 0;
+}
+
 /*
  * libtracecmd 3.1.6 crashes (NULL dereference in tracecmd_close() on its
- * own error path) when a file's CPU data runs past its end.  So the
- * headers are first opened in a child process: a crash there becomes an
- * error here.  Returns 0 if the child opened the file.
+ * own error path) when a file's CPU data runs past its end or a buffer
+ * instance is corrupt (found by fuzzing).  So the file and its instances
+ * are first opened in a child process: a crash there becomes an error
+ * here.  Returns 0 if the child opened them.
  */
 static int probe_open(const char *path)
 {
@@ -99,14 +120,20 @@ static int probe_open(const char *path)
 	if (pid < 0)
 		return 0;	/* cannot probe: let the real open try */
 	if (pid == 0) {
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+					     SIGABRT };
 		int null = open("/dev/null", O_WRONLY);
+
+		/* die by the signal, past any sanitizer or fuzzer handler */
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL);
 
 		/* silence libtracecmd's printf()s about the file */
 		if (null >= 0) {
 			dup2(null, STDOUT_FILENO);
 			dup2(null, STDERR_FILENO);
 		}
-		_exit(tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS) ? 0 : 1);
+		_exit(probe_child(path));
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;

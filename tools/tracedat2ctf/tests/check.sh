@@ -23,8 +23,11 @@ bt2() { LD_PRELOAD="$ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0 babeltrace2 "$@";
 
 fixtures=$(ls $FIX/*.dat)
 nfix=$(echo "$fixtures" | wc -l)
+# files the fuzzer found crashing libtracecmd or leaking in libtraceevent
+regress=$(ls tests/regress/*.dat)
+nreg=$(echo "$regress" | wc -l)
 echo "TAP version 13"
-echo "1..$((nfix * 2 + 3 + 1 + 7 + 5 + 1))"
+echo "1..$((nfix * 2 + 3 + 1 + 7 + nreg + 5 + 1))"
 
 # 1. every fixture: tracedat2ctf IN OUT, then babeltrace2 OUT vs report
 for f in $fixtures; do
@@ -106,6 +109,20 @@ for b in trunc-headers trunc-data magic version page empty instance; do
 	else
 		echo "exit $rc" >>"$T/why"
 		not_ok "bad input $b"
+	fi
+done
+
+for f in $regress; do
+	rm -rf "$T/out"
+	$B/tracedat2ctf-asan "$f" "$T/out" >/dev/null 2>"$T/why"
+	rc=$?
+	# converts (0) or is refused cleanly (2); never a sanitizer report
+	if { [ $rc = 0 ] || { [ $rc = 2 ] && grep -q "^tracedat2ctf: $f" "$T/why" &&
+	     [ ! -e "$T/out" ]; }; } && ! grep -q Sanitizer "$T/why"; then
+		ok "fuzzer regression $(basename "$f"): exit $rc $(head -1 "$T/why")"
+	else
+		echo "exit $rc" >>"$T/why"
+		not_ok "fuzzer regression $(basename "$f")"
 	fi
 done
 
