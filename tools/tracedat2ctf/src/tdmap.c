@@ -18,6 +18,7 @@
 #define LOC_OFFSET(v) ((v) & 0xffffu)
 #define LOC_LEN(v) ((v) >> 16)
 #define BITS_PER_BYTE 8
+#define MAX_EVENT_ID 0xffff
 
 /* Size in bytes of the element type named in a format "type" string. */
 static int type_elem_size(const char *type, int long_size)
@@ -238,6 +239,9 @@ int td_build_event_classes(struct td_source *src, struct td_buffer *buf)
 	for (int i = 0; i < count; i++)
 		if (evs[i]->id > max_id)
 			max_id = evs[i]->id;
+	/* records carry the id in the u16 common_type: a larger one is corrupt */
+	if (max_id > MAX_EVENT_ID)
+		return -1;
 	buf->nev = max_id + 1;
 	buf->ev = calloc((size_t)buf->nev, sizeof(*buf->ev));
 	if (!buf->ev)
