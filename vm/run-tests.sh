@@ -11,7 +11,10 @@
 # qemu_trace=EVENT[,EVENT...] (QEMU trace events, patterns as in
 # "qemu-system-x86_64 -trace help", enabled for the whole boot and logged
 # to out/qemu-trace.log in the boot's directory, which the guest reads
-# through the 9p share at $RTLAB_QEMU_TRACE; default none).
+# through the 9p share at $RTLAB_QEMU_TRACE; default none) and
+# cmdline=PARAM (an extra kernel parameter, e.g. cmdline=clocksource=hpet;
+# repeat the key for several; appended after the harness's own, so it
+# wins; characters A-Z a-z 0-9 _ . , : = - only).
 # Tests that ask for the same machine share a boot, in the order given.
 # When a test hangs or kills the guest, the harness reports it failed (with
 # the console tail) and boots again for the tests after it.  The TAP of
@@ -51,10 +54,17 @@ hdr() {
 	echo "${v:-$3}"
 }
 
+# every cmdline= of the header, joined with "+" (one word in the machine key)
+hdr_cmdline() {
+	local v
+	v=$(grep -m1 '^# rtlab:' "$1" 2>/dev/null | tr ' ' '\n' | sed -n 's/^cmdline=//p' | paste -sd+)
+	echo "${v:-none}"
+}
+
 machine_of() {
 	local f=$1 k
 	k=${force_kernel:-$(hdr "$f" kernel "$([ "$dir" = bench ] && echo rt || echo rt-debug)")}
-	echo "$k c$(hdr "$f" cpus 2) m$(hdr "$f" mem 512) n$(hdr "$f" nics none) t$(hdr "$f" tpm no) d$(hdr "$f" devices none) q$(hdr "$f" qemu_trace none)"
+	echo "$k c$(hdr "$f" cpus 2) m$(hdr "$f" mem 512) n$(hdr "$f" nics none) t$(hdr "$f" tpm no) d$(hdr "$f" devices none) q$(hdr "$f" qemu_trace none) k$(hdr_cmdline "$f")"
 }
 
 # Group the tests by machine, keeping the order of first appearance.
@@ -67,6 +77,9 @@ for f in "$@"; do
 	esac
 	case "$(hdr "$f" qemu_trace none)" in
 	*[!a-z0-9,_*]*) echo "run-tests: $f: qemu_trace= takes trace event names or patterns (a-z 0-9 _ *, comma-separated)" >&2; exit 2 ;;
+	esac
+	case "$(hdr_cmdline "$f")" in
+	*[!A-Za-z0-9_.,:=+-]*) echo "run-tests: $f: cmdline= takes one kernel parameter of A-Z a-z 0-9 _ . , : = - each" >&2; exit 2 ;;
 	esac
 	m=$(machine_of "$f")
 	[ -n "${group_tests[$m]+x}" ] || order+=("$m")
@@ -95,9 +108,9 @@ stop_swtpm() {
 	rm -f "$d/tpm/pid"
 }
 
-# boot DIR KERNEL CPUS MEM NICS TPM DEVICES QEMU_TRACE TESTS...: one QEMU run of the given tests
+# boot DIR KERNEL CPUS MEM NICS TPM DEVICES QEMU_TRACE CMDLINE TESTS...: one QEMU run of the given tests
 boot() {
-	local d=$1 kernel=$2 cpus=$3 mem=$4 nics=$5 tpm=$6 devices=$7 qtrace=$8; shift 8
+	local d=$1 kernel=$2 cpus=$3 mem=$4 nics=$5 tpm=$6 devices=$7 qtrace=$8 extra=$9; shift 9
 	local names=() timeouts=() total=0 f t
 	for f in "$@"; do
 		names+=("$(basename "$f")")
@@ -121,6 +134,7 @@ boot() {
 	append+=" rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos rtlab.kernel=$kernel rtlab.accel=$accel$envs"
 	[ "$accel" = kvm ] || append+=" tsc=reliable"
 	[ "$qtrace" = none ] || append+=" rtlab.env.RTLAB_QEMU_TRACE=/rtlab/out/qemu-trace.log"
+	[ "$extra" = none ] || append+=" ${extra//+/ }"
 	local q=(qemu-system-x86_64 -machine pc -m "$mem" -smp "$cpus" -no-reboot
 		-display none -monitor none -kernel "$bz" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
@@ -175,19 +189,20 @@ boot() {
 }
 
 for m in "${order[@]}"; do
-	read -r kernel c mm n tp dv qt <<<"$m"
-	cpus=${c#c} mem=${mm#m} nics=${n#n} tpm=${tp#t} devices=${dv#d} qtrace=${qt#q}
+	read -r kernel c mm n tp dv qt kc <<<"$m"
+	cpus=${c#c} mem=${mm#m} nics=${n#n} tpm=${tp#t} devices=${dv#d} qtrace=${qt#q} extra=${kc#k}
 	read -ra remaining <<<"${group_tests[$m]}"
 	mname=$kernel-c$cpus-m$mem${nics/#none/}-t$tpm
 	[ "$devices" = none ] || mname+=-$devices
 	[ "$qtrace" = none ] || mname+=-qtrace
+	[ "$extra" = none ] || mname+=-$(tr -c 'A-Za-z0-9_.\n-' '_' <<<"$extra")
 	mname=${mname//,/+}
 	nboot=0
 	while [ ${#remaining[@]} -gt 0 ]; do
 		nboot=$((nboot + 1))
 		d=$rundir/$mname-$nboot
 		mkdir -p "$d"
-		boot "$d" "$kernel" "$cpus" "$mem" "$nics" "$tpm" "$devices" "$qtrace" "${remaining[@]}" || { overall=1; break; }
+		boot "$d" "$kernel" "$cpus" "$mem" "$nics" "$tpm" "$devices" "$qtrace" "$extra" "${remaining[@]}" || { overall=1; break; }
 		names=()
 		for f in "${remaining[@]}"; do names+=("$(basename "$f")"); done
 		"$labcheck" guest --console "$d/console.log" --outdir "$d/out" \
