@@ -153,6 +153,32 @@ static int validate(const struct rules *rs, char *err, size_t errlen)
 	return 0;
 }
 
+/* libinih reads at most INI_MAX_LINE - 1 characters a line and parses the
+ * rest as a line of its own: refuse such lines instead. */
+static int check_line_lengths(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0, line = 1;
+	int c;
+
+	if (!f)
+		return 0; /* ini_parse reports it */
+	while ((c = getc(f)) != EOF) {
+		if (c != '\n' && ++len >= INI_MAX_LINE - 1) {
+			snprintf(err, errlen, "%s:%zu: line longer than %d characters (libinih's limit)",
+				 path, line, INI_MAX_LINE - 2);
+			fclose(f);
+			return -1;
+		}
+		if (c == '\n') {
+			line++;
+			len = 0;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
 int rules_load(struct rules *rs, const char *path, char *err, size_t errlen)
 {
 	char msg[ERRLEN] = "";
@@ -161,6 +187,8 @@ int rules_load(struct rules *rs, const char *path, char *err, size_t errlen)
 
 	memset(rs, 0, sizeof(*rs));
 	rs->file = xstrdup(path);
+	if (check_line_lengths(path, err, errlen))
+		return -1;
 	line = ini_parse(path, handler, &c);
 	if (line < 0) {
 		snprintf(err, errlen, "%s: cannot open: %s", path,

@@ -104,6 +104,9 @@ bad_input "rules file: bad severity" "^rtaudit: $work/bad.ini:2: \\[LOCKDEP\\] s
 printf '[LOCKDEP]\nseverity = problem\nbad = y\n' >"$work/short.ini"
 bad_input "rules file: entry without why" "^rtaudit: $work/short.ini: \\[LOCKDEP\\]: no why= given" \
 	$RTAUDIT --rules "$work/short.ini" config $FIX/lab-rt.config $FIX/lab-rt.config
+{ printf '[LOCKDEP]\nwhy = '; head -c 300 /dev/zero | tr '\0' x; echo; } >"$work/long.ini"
+bad_input "rules file: a line longer than libinih reads" "^rtaudit: $work/long.ini:2: line longer than" \
+	$RTAUDIT --rules "$work/long.ini" config $FIX/lab-rt.config $FIX/lab-rt.config
 bad_input "--tree that is no kernel tree" "^rtaudit: $work/adir: no Kconfig file" \
 	$RTAUDIT --rules "$RULES" config --tree "$work/adir" $FIX/lab-rt.config $FIX/lab-rt.config
 
