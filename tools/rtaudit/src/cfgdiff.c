@@ -138,9 +138,7 @@ static bool structural(struct ctx *c, const char *name, const char *o)
 
 	if (to && (kconfig_get(c->new, to) || (c->tnew && ktree_has(c->tnew, to))) &&
 	    (!c->tnew || !ktree_has(c->tnew, name))) {
-		c->done = realloc(c->done, (c->ndone + 1) * sizeof(*c->done));
-		if (!c->done)
-			exit(EXIT_BADINPUT);
+		c->done = xrealloc(c->done, (c->ndone + 1) * sizeof(*c->done));
 		c->done[c->ndone++] = to;
 		snprintf(subj, sizeof(subj), "CONFIG_%s (was CONFIG_%s)", to, name);
 		values(o, kconfig_get(c->new, to), &ov, &nv);

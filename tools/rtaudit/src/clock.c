@@ -122,15 +122,20 @@ static void measure_clock_ids(struct report *r)
 static char saved_cs[64];
 static char cs_path[4096];
 
-static int write_cs(const char *name)
+static int write_file(const char *path, const char *s)
 {
-	int fd = open(cs_path, O_WRONLY | O_CLOEXEC), rc;
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), rc;
 
 	if (fd < 0)
 		return -1;
-	rc = write(fd, name, strlen(name)) == (ssize_t)strlen(name) ? 0 : -1;
+	rc = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
 	close(fd);
 	return rc;
+}
+
+static int write_cs(const char *name)
+{
+	return write_file(cs_path, name);
 }
 
 /* the switch must never outlive rtaudit */
@@ -395,17 +400,6 @@ static void measure_skew(struct report *r, const struct clock_opts *o)
 }
 
 /* --- trace clocks against CLOCK_MONOTONIC ------------------------------------ */
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), rc;
-
-	if (fd < 0)
-		return -1;
-	rc = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-	close(fd);
-	return rc;
-}
-
 /* one trace clock: markers carrying CLOCK_MONOTONIC, written from each CPU
  * in turn; error = spread of (trace timestamp - monotonic) */
 static int trace_clock_error(const char *inst, const char *clock, int ms,

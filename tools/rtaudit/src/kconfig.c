@@ -30,11 +30,7 @@ static void put(struct kconfig *kc, const char *name, size_t nlen,
 
 	if (kc->n == kc->cap) {
 		kc->cap = kc->cap ? 2 * kc->cap : 256;
-		kc->v = realloc(kc->v, kc->cap * sizeof(*kc->v));
-		if (!kc->v) {
-			fputs("rtaudit: out of memory\n", stderr);
-			exit(EXIT_BADINPUT);
-		}
+		kc->v = xrealloc(kc->v, kc->cap * sizeof(*kc->v));
 	}
 	o = &kc->v[kc->n];
 	o->seq = kc->n++;

@@ -19,11 +19,7 @@ static void add_sym(struct ktree *t, const char *s, size_t len)
 {
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 1024;
-		t->sym = realloc(t->sym, t->cap * sizeof(*t->sym));
-		if (!t->sym) {
-			fputs("rtaudit: out of memory\n", stderr);
-			exit(EXIT_BADINPUT);
-		}
+		t->sym = xrealloc(t->sym, t->cap * sizeof(*t->sym));
 	}
 	t->sym[t->n++] = strndup(s, len);
 }

@@ -45,6 +45,7 @@ int report_exit(const struct report *r);
 void report_print(const struct report *r, bool json, const char *title);
 void report_free(struct report *r);
 char *xstrdup(const char *s);
+void *xrealloc(void *p, size_t n); /* exits on out of memory */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A kernel configuration: options sorted by name (without CONFIG_). */

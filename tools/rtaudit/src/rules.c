@@ -25,12 +25,7 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	if (n < *cap)
 		return p;
 	*cap = *cap ? 2 * *cap : 64;
-	p = realloc(p, *cap * size);
-	if (!p) {
-		fputs("rtaudit: out of memory\n", stderr);
-		exit(EXIT_BADINPUT);
-	}
-	return p;
+	return xrealloc(p, *cap * size);
 }
 
 static struct rule *rule_for(struct rules *rs, const char *section)
