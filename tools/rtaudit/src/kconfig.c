@@ -166,7 +166,10 @@ int kconfig_parse(struct kconfig *kc, const char *file, const char *buf,
 		for (size_t i = 0; i < ll; i++) {
 			unsigned char c = (unsigned char)buf[pos + i];
 
-			if (c == 0 || (c < 0x20 && c != '\t') || c == 0x7f)
+			if (c == '\r')
+				return fail(err, errlen, file, lineno,
+					    "carriage return: DOS line ends (convert with dos2unix)");
+			if (c == 0 || c < 0x20 ? c != '\t' : c == 0x7f)
 				return fail(err, errlen, file, lineno,
 					    "binary data (control character): not a kernel config");
 		}

@@ -95,6 +95,9 @@ bad_input "missing config" "^rtaudit: $work/none: cannot open: No such file" \
 printf 'CONFIG_A=y\nCONFIG_B=maybe\n' >"$work/badval.config"
 bad_input "bad value" "^rtaudit: $work/badval.config:2: bad value" \
 	$RTAUDIT --rules "$RULES" config "$work/badval.config" $FIX/lab-rt.config
+printf 'CONFIG_A=y\r\nCONFIG_B=y\r\n' >"$work/dos.config"
+bad_input "DOS line ends" "^rtaudit: $work/dos.config:1: carriage return" \
+	$RTAUDIT --rules "$RULES" config "$work/dos.config" $FIX/lab-rt.config
 printf 'CONFIG_A=y\nthis is not a config\n' >"$work/text.config"
 bad_input "text that is not a config" "^rtaudit: $work/text.config:2: not a kernel config line" \
 	$RTAUDIT --rules "$RULES" config "$work/text.config" $FIX/lab-rt.config
