@@ -371,6 +371,8 @@ static int write_trace(struct run *r, const char *kallsyms)
 	pathf(path, sizeof(path), "%s/no-kallsyms", r->stage);
 	pathf(tmp, sizeof(tmp), "%s.tmp", r->o->out);
 	h = tracecmd_output_create(tmp);
+	if (h)
+		tracecmd_set_quiet(h, true);	/* no "CPU0 data recorded" */
 	if (h && !tracecmd_output_set_trace_dir(h, r->stage) &&
 	    !tracecmd_output_set_kallsyms(h, kallsyms ? kallsyms : path) &&
 	    !tracecmd_output_write_headers(h, NULL) &&

@@ -621,6 +621,11 @@ static long inv_cond(struct inverter *iv, const struct fitem *it,
 		    assign(iv, cond->op.left, (unsigned long long)c) &&
 		    eval(iv, cond, &c) && c)
 			return r;
+		/* "ret ? "handled" : "unhandled"": a true field is 1 */
+		if ((cond->type == TEP_PRINT_FIELD ||
+		     cond->type == TEP_PRINT_TYPE) && assign(iv, cond, 1) &&
+		    eval(iv, cond, &c) && c)
+			return r;
 	}
 	restore(iv, dyn);
 	r = inv_arg(iv, it, colon->op.right, t);

@@ -23,6 +23,7 @@ int tracecmd_output_write_headers(struct tracecmd_output *handle,
 int tracecmd_write_cmdlines(struct tracecmd_output *handle);
 int tracecmd_append_cpu_data(struct tracecmd_output *handle, int cpus,
 			     char * const *cpu_data_files);
+void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet);
 void tracecmd_output_close(struct tracecmd_output *handle);
 void tracecmd_parse_proc_kallsyms(struct tep_handle *tep, char *file,
 				  unsigned int size);

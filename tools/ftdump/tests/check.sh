@@ -33,7 +33,7 @@ check "man page renders" sh -c "MANWIDTH=80 man -l ftdump.1 2>/dev/null | grep -
 check "no arguments: usage, exit 2" sh -c "$FT; test \$? -eq 2"
 
 # --- the sample dump: every kind of record the fixture formats have
-conv tests/sample.log && cp "$T/x.rec" "$T/base.rec" && cp "$T/x.sum" "$T/base.sum"
+conv tests/sample.log && cp "$T/x.rec" "$T/base.rec" && cp "$T/x.sum" "$T/base.sum" && cp "$T/x.dat" "$T/base.dat"
 check "sample converts, trace-cmd report reads it" test -s "$T/base.rec"
 check "10 records on 2 CPUs, 42 lost" sh -c "grep -q '10 records, 9 rebuilt, 1 kept as text, 42 lost' $T/base.sum && grep -q '^cpus=2' $T/x.raw"
 check "sched_switch fields equal the text (prev_state D|T+ = 262)" grep -q 'prev_comm=hackbench prev_pid=231 prev_prio=120 prev_state=262 next_comm=swapper/0 next_pid=0 next_prio=120' "$T/base.rec"
@@ -87,6 +87,11 @@ if $FT --save-formats "$T/bundle" --tracefs "$T/tracefs" --kallsyms "$T/tracefs/
 else
 	notok "--save-formats bundle converts the same"; sed 's/^/# /' "$T/save.err"
 fi
+
+# --- the truth comparison of the guest test (tests/ftdump-compare.sh)
+check "compare: a conversion equals itself" sh -c "./tests/ftdump-compare.sh $T/base.dat $T/base.dat"
+sed 's/prev_prio=120 prev_state=S/prev_prio=99 prev_state=S/' tests/sample.log > "$T/diff.log"
+check "compare: one changed field is found" sh -c "$FT -q -f $FMT -o $T/d.dat $T/diff.log 2>/dev/null; ! ./tests/ftdump-compare.sh $T/base.dat $T/d.dat > $T/cmp.out && grep -q 'different 1,' $T/cmp.out"
 
 # --- the line parser under libFuzzer, bounded
 check "libFuzzer: 200000 runs of the line parser" sh -c "./build/fuzz_line -runs=200000 -max_len=2048 -seed=1 tests/corpus >$T/fuzz.log 2>&1 || { tail -20 $T/fuzz.log; exit 1; }"
