@@ -43,7 +43,8 @@ required=(/bin/busybox /usr/bin/cyclictest /usr/bin/hackbench /usr/bin/pi_stress
 optional=(/usr/bin/oslat /usr/bin/signaltest /usr/bin/cyclicdeadline
 	/usr/bin/deadline_test /usr/bin/pip_stress /usr/bin/rt-migrate-test
 	/usr/bin/stress-ng /usr/bin/rt-app /usr/bin/tpm2 /usr/bin/chrt
-	/usr/bin/taskset /usr/bin/gzip /usr/bin/ping /usr/sbin/mkfs.f2fs)
+	/usr/bin/taskset /usr/bin/gzip /usr/bin/ping /usr/sbin/mkfs.f2fs
+	/usr/bin/trace-cmd)
 
 for f in "${required[@]}"; do
 	[ -x "$f" ] || die "$f is missing (make deps)"

@@ -110,6 +110,9 @@ boot() {
 	[ -f "$bz" ] || { echo "run-tests: $bz missing (make kernel)" >&2; return 2; }
 	[ -f "$initrd" ] || { echo "run-tests: $initrd missing (make initramfs)" >&2; return 2; }
 	mkdir -p "$d/out"
+	# The guest reads its own console log through the share (one file,
+	# two names; QEMU truncates it in place): tests/guest/91-ftdump.sh
+	: >"$d/console.log" && ln -f "$d/console.log" "$d/out/console.log"
 	local run=$(IFS=,; echo "${names[*]}") tos=$(IFS=,; echo "${timeouts[*]}")
 	# pci=noacpi: IRQ routing from the BIOS table; evaluating the i440fx
 	# _PRT method in AML takes tens of seconds under TCG and, on a loaded
@@ -121,6 +124,7 @@ boot() {
 	append+=" rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos rtlab.kernel=$kernel rtlab.accel=$accel$envs"
 	[ "$accel" = kvm ] || append+=" tsc=reliable"
 	[ "$qtrace" = none ] || append+=" rtlab.env.RTLAB_QEMU_TRACE=/rtlab/out/qemu-trace.log"
+	append+=" rtlab.env.RTLAB_CONSOLE=/rtlab/out/console.log"
 	local q=(qemu-system-x86_64 -machine pc -m "$mem" -smp "$cpus" -no-reboot
 		-display none -monitor none -kernel "$bz" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
