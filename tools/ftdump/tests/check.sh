@@ -93,6 +93,16 @@ check "compare: a conversion equals itself" sh -c "./tests/ftdump-compare.sh $T/
 sed 's/prev_prio=120 prev_state=S/prev_prio=99 prev_state=S/' tests/sample.log > "$T/diff.log"
 check "compare: one changed field is found" sh -c "$FT -q -f $FMT -o $T/d.dat $T/diff.log 2>/dev/null; ! ./tests/ftdump-compare.sh $T/base.dat $T/d.dat > $T/cmp.out && grep -q 'different 1,' $T/cmp.out"
 
+# --- the real viewer: KernelShark 2.2 under Xvfb, screenshot kept
+./build/gen-log 3000 4 > "$T/ks.log"
+./ftdump -q -f $FMT -o "$T/ks.dat" "$T/ks.log"
+./tests/kernelshark-shot.sh "$T/ks.dat" build/kernelshark.png > "$T/ks.out" 2>&1
+case $? in
+0) ok "KernelShark opens a converted dump (screenshot build/kernelshark.png)" ;;
+77) n=$((n + 1)); echo "ok $n KernelShark # SKIP $(head -1 "$T/ks.out")" ;;
+*) notok "KernelShark opens a converted dump"; sed 's/^/# /' "$T/ks.out" ;;
+esac
+
 # --- the line parser under libFuzzer, bounded
 check "libFuzzer: 200000 runs of the line parser" sh -c "./build/fuzz_line -runs=200000 -max_len=2048 -seed=1 tests/corpus >$T/fuzz.log 2>&1 || { tail -20 $T/fuzz.log; exit 1; }"
 check "parser unit tests" build/san/test_line
