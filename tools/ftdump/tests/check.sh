@@ -104,7 +104,7 @@ case $? in
 esac
 
 # --- the line parser under libFuzzer, bounded
-check "libFuzzer: 200000 runs of the line parser" sh -c "./build/fuzz_line -runs=200000 -max_len=2048 -seed=1 tests/corpus >$T/fuzz.log 2>&1 || { tail -20 $T/fuzz.log; exit 1; }"
+check "libFuzzer: 200000 runs of the line parser" sh -c "mkdir -p $T/corpus && ./build/fuzz_line -runs=200000 -max_len=2048 -seed=1 $T/corpus tests/corpus >$T/fuzz.log 2>&1 || { tail -20 $T/fuzz.log; exit 1; }"
 check "parser unit tests" build/san/test_line
 
 echo "1..$n"
