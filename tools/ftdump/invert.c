@@ -410,10 +410,10 @@ static bool eval_op(struct inverter *iv, struct tep_print_arg *a,
 		return eval(iv, l ? a->op.right->op.left
 				  : a->op.right->op.right, v);
 	}
-	if (!strcmp(op, "!")) {
+	if (!strcmp(op, "!") || !strcmp(op, "~")) {
 		if (!eval(iv, a->op.right, &r))
 			return false;
-		*v = !r;
+		*v = op[0] == '!' ? !r : ~r;
 		return true;
 	}
 	if (!eval(iv, a->op.left, &l) || !eval(iv, a->op.right, &r))
@@ -466,6 +466,34 @@ static bool eval(struct inverter *iv, struct tep_print_arg *a, long long *v)
 	}
 }
 
+static bool assign(struct inverter *iv, struct tep_print_arg *a,
+		   unsigned long long v);
+
+/*
+ * The operators a print fmt applies to one field: "x & MASK" (the bits go
+ * into x), "x >> N" (v << N goes into x), "known - x" (timer_start's
+ * "[timeout=%ld]": x is the known value minus v; the left side was filled
+ * in by an earlier conversion).
+ */
+static bool assign_op(struct inverter *iv, struct tep_print_arg *a,
+		      unsigned long long v)
+{
+	const char *op = a->op.op;
+	long long n;
+
+	/* libtraceevent 1.7.1 parses "x & (A | B)" as "(x & A) | B": the
+	 * bits still belong to x (the re-rendering then decides) */
+	if (!strcmp(op, "&") || !strcmp(op, "|"))
+		return assign(iv, a->op.left, v);
+	if (!strcmp(op, ">>"))
+		return eval(iv, a->op.right, &n) && n >= 0 && n < 64 &&
+		       assign(iv, a->op.left, v << n);
+	if (!strcmp(op, "-") && a->op.right &&
+	    a->op.right->type == TEP_PRINT_FIELD && eval(iv, a->op.left, &n))
+		return assign(iv, a->op.right, (unsigned long long)n - v);
+	return false;
+}
+
 /* Make the expression that holds a field yield v (by OR-ing bits in). */
 static bool assign(struct inverter *iv, struct tep_print_arg *a,
 		   unsigned long long v)
@@ -482,8 +510,7 @@ static bool assign(struct inverter *iv, struct tep_print_arg *a,
 	case TEP_PRINT_TYPE:
 		return assign(iv, a->typecast.item, v);
 	case TEP_PRINT_OP:
-		/* "REC->x & MASK": the bits go into x */
-		return !strcmp(a->op.op, "&") && assign(iv, a->op.left, v);
+		return assign_op(iv, a, v);
 	default:
 		return false;
 	}
@@ -558,6 +585,8 @@ static long inv_flags(struct inverter *iv, struct tep_print_arg *a,
 	size_t dl = strlen(delim), pos = 0, n;
 	unsigned long long v, all = 0;
 
+	if (!t->len && t->exact)
+		return 0;	/* no flag set prints nothing */
 	for (;;) {
 		n = flag_at(a, t, pos, &v);
 		if (!n) {
@@ -635,6 +664,22 @@ static long inv_cond(struct inverter *iv, const struct fitem *it,
 	return -1;
 }
 
+/* A number printed from an expression of one field ("flags >> 22"). */
+static long inv_expr(struct inverter *iv, const struct fitem *it,
+		     struct tep_print_arg *a, const struct tok *t)
+{
+	unsigned long long v;
+	size_t used;
+	int base = strchr("xXp", it->c) ? 16 : it->c == 'o' ? 8 : 10;
+
+	if (it->c == 's' || it->c == 'c' || it->pext)
+		return -1;
+	used = parse_num(t, base, it->c == 'd' || it->c == 'i', &v);
+	if (!used || !assign(iv, a, v))
+		return -1;
+	return (long)used;
+}
+
 static long inv_atom(const struct tep_print_arg *a, const struct tok *t)
 {
 	size_t n = strlen(a->atom.atom);
@@ -666,7 +711,7 @@ static long inv_arg(struct inverter *iv, const struct fitem *it,
 	case TEP_PRINT_OP:
 		if (!strcmp(a->op.op, "?"))
 			return inv_cond(iv, it, a, t);
-		return -1;
+		return inv_expr(iv, it, a, t);
 	default:
 		return -1;
 	}
