@@ -27,8 +27,18 @@ $1 == "D" { c = $2; dn[c]++; dt[c, dn[c]] = $3 + 0; k = $4 " " $5 " " rest(6)
 	if ($5 == "print" && $6 == "ip=0x0") { split($7, a, ":"); k = $4 " " substr(a[1], 5) " (text)"; text++ }
 	dk[c, dn[c]] = k; cpus[c] = 1; next }
 END {
-	# the offset from the first dump record of the first CPU that has one
-	for (c in cpus) if (dn[c]) { for (i = 1; i <= tn[c] && !found; i++) if (tk[c, i] == dk[c, 1]) { off = tt[c, i] - dt[c, 1]; found = 1 } break }
+	# the offset: the first truth record of a CPU equal to the first of the dump
+	# one whose next (up to 20) records are equal too
+	for (c in cpus) {
+		if (!dn[c]) continue
+		for (i = 1; i <= tn[c] && !found; i++) {
+			if (tk[c, i] != dk[c, 1]) continue
+			for (k = 1; k <= 20 && k < dn[c] && i + k <= tn[c]; k++)
+				if (tk[c, i + k] != dk[c, 1 + k] && dk[c, 1 + k] !~ / \(text\)$/) break
+			if (k > 20 || k >= dn[c] || i + k > tn[c]) { off = tt[c, i] - dt[c, 1]; found = 1 }
+		}
+		if (found) break
+	}
 	if (!found) { print "no dump record found in the truth"; exit 1 }
 	for (c in cpus) {
 		i = 1
