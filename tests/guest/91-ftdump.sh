@@ -28,12 +28,17 @@ timer/timer_expire_exit workqueue/workqueue_queue_work
 workqueue/workqueue_activate_work workqueue/workqueue_execute_start
 workqueue/workqueue_execute_end"
 FUNCS="do_nanosleep hrtimer_wakeup"
-BUF_KB=1024	# per CPU; large enough that neither buffer overwrites
+# Per CPU. The truth keeps everything; the top buffer keeps its newest
+# records only: the dump must fit the 128 KB printk buffer
+# (CONFIG_LOG_BUF_SHIFT=17), because on PREEMPT_RT the console is written
+# by a kthread while the dump runs with interrupts off on another CPU.
+TRUTH_KB=1024
+TOP_KB=16
 
-# setup DIR: the same events (and function filter) in one buffer
+# setup DIR KB: the same events (and function filter) in one buffer
 setup() {
 	echo 0 >"$1/tracing_on"
-	echo "$BUF_KB" >"$1/buffer_size_kb"
+	echo "$2" >"$1/buffer_size_kb"
 	for e in $EVENTS; do
 		[ -e "$1/events/$e/enable" ] && echo 1 >"$1/events/$e/enable"
 	done
@@ -60,8 +65,8 @@ tap_check "ftdump --save-formats: the bundle of this kernel" \
 func=
 grep -qw function "$T/available_tracers" && func=1
 mkdir -p "$I"
-setup "$T"
-setup "$I"
+setup "$T" $TOP_KB
+setup "$I" $TRUTH_KB
 echo 0 >"$T/options/hash-ptr"	# the dump prints raw pointers, as the truth has them
 echo 1 >"$I/tracing_on"
 echo 1 >"$T/tracing_on"
@@ -99,7 +104,9 @@ rc=$?
 sed 's/^/# /' "$OUT/summary.txt"
 head -20 "$OUT/errors.txt" | sed 's/^/# /'
 tap_check "ftdump converts the console log" [ "$rc" -eq 0 ]
-tap_check "no events lost in the dump" grep -q ', 0 lost$' "$OUT/summary.txt"
+# the top buffer overwrote its oldest records ("[LOST N EVENTS]" lines):
+# that is the ring buffer's loss, not the console's
+tap_check "no printk messages dropped on the console" sh -c "! grep -q 'printk messages dropped' '$OUT/console.log'"
 tap_check "every line inside the dump understood" grep -q 'lines not understood inside the dump: 0$' "$OUT/summary.txt"
 # the events whose text the kernel prints in full are all rebuilt
 bad=$(awk '$1 ~ /^(sched_switch|sched_wakeup|sched_waking|irq_handler_entry|irq_handler_exit|softirq_entry|softirq_exit|softirq_raise|hrtimer_start|hrtimer_expire_entry|hrtimer_cancel|function)$/ && $3 != 0 { print $1 }' "$OUT/summary.txt")
