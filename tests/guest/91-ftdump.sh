@@ -70,7 +70,7 @@ setup "$I" $TRUTH_KB
 echo 0 >"$T/options/hash-ptr"	# the dump prints raw pointers, as the truth has them
 echo 1 >"$I/tracing_on"
 echo 1 >"$T/tracing_on"
-hackbench -g 2 -l 20 >/dev/null 2>&1
+hackbench -g 2 -f 5 -l 20 >/dev/null 2>&1
 cyclictest -q -m -t 2 -p 80 -i 1000 -l 200 >/dev/null 2>&1
 wakestorm -q -n 20 -t 2ms -i 20 >/dev/null 2>&1
 echo 0 >"$T/tracing_on"
