@@ -64,6 +64,9 @@ if same_as_base "$T/inter.log" && grep -q 'not understood inside the dump: 1 (li
 awk 'NR==5 { print substr($0, 1, 90); print substr($0, 91); next } { print }' tests/sample.log > "$T/wrap.log"
 if same_as_base "$T/wrap.log" && grep -q 'wrapped lines joined: 1' "$T/x.sum"; then ok "wrapped line joined"; else notok "wrapped line joined"; fi
 
+check "log on stdin ('-') converts the same" sh -c "$FT -q -f $FMT -o $T/in.dat - < tests/sample.log 2>/dev/null && trace-cmd report -R $T/in.dat 2>/dev/null | grep -v '^cpus=' | cmp -s - $T/base.rec"
+check "unwritable output: exit 1, no file left" sh -c "$FT -q -f $FMT -o $T/nodir/x.dat tests/sample.log 2>/dev/null; test \$? -eq 1 && test ! -e $T/nodir"
+
 # --- truncated and several dumps
 head -c "$(grep -b 'prev_state=D|T+' tests/sample.log | cut -d: -f1)" tests/sample.log > "$T/trunc.log"
 printf '[   12.345688] hackbench-231       0d..2.    150us : sched_switch: prev_comm=hackb' >> "$T/trunc.log"
