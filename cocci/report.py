@@ -3,8 +3,13 @@
 report (report.txt) and report.json.
 
 A finding line from spatch looks like
-  path:LINE:COL-COL: WARNING: sleeping lock "LOCK" taken in CONTEXT (function FN, rule RULE)
+  path:LINE:COL-COL: WARNING: sleeping lock|call "LOCK" taken in CONTEXT (function FN, rule RULE[ at line ACQ])
 Other lines are counted as noise and listed in the JSON under "other".
+Each finding is tagged by reach.py (rt-reachable, non-rt-arch,
+kconfig-excludes-rt, dead-code, test-code).  Findings of one rule that end
+in the same acquisition (one helper's lock reached from several call sites)
+are collapsed into one, listing the other call sites.  report.txt shows the
+rt-reachable findings (all with --all); report.json holds all of them.
 """
 import argparse
 import json
@@ -12,12 +17,16 @@ import os
 import re
 import sys
 
+import reach
+
 FINDING = re.compile(
-    r'^(?P<file>[^:\s]+):(?P<line>\d+):\d+-\d+: WARNING: sleeping lock "(?P<lock>.*)" '
-    r'taken in (?P<context>.*) \(function (?P<function>[^,]+), rule (?P<rule>[a-z]+)\)$')
+    r'^(?P<file>[^:\s]+):(?P<line>\d+):\d+-\d+: WARNING: sleeping (lock|call) "(?P<lock>.*)" '
+    r'taken in (?P<context>.*) \(function (?P<function>[^,]+), rule (?P<rule>[a-z]+)'
+    r'(?: at line (?P<acq>\d+))?\)$')
 
 RULES = ['irqoff', 'preemptoff', 'rawlock',
-         'irqchip', 'chained', 'irqhandler', 'hrtimer', 'clockevent', 'ipi']
+         'irqchip', 'chained', 'irqhandler', 'hrtimer', 'clockevent', 'ipi',
+         'cpuhp', 'cpupm', 'syscore']
 FAMILY = {'irqoff': 'atomic', 'preemptoff': 'atomic', 'rawlock': 'atomic'}
 
 
@@ -33,14 +42,62 @@ def parse(paths):
                 if not m:
                     other.append('%s:%d: %s' % (path, n, line))
                     continue
-                d = m.groupdict()
+                d = {k: v for k, v in m.groupdict().items() if k != 'acq'}
                 d['file'] = os.path.normpath(d['file'])
                 d['line'] = int(d['line'])
+                d['acq'] = int(m.group('acq') or d['line'])
                 key = (d['file'], d['line'], d['function'], d['lock'], d['rule'])
                 # one finding per site and rule; keep the first context
                 found.setdefault(key, d)
     return sorted(found.values(),
                   key=lambda d: (d['file'], d['line'], d['rule'], d['lock'])), other
+
+
+def collapse(findings):
+    """One finding per bug.  Two findings of one rule and file are the same
+    bug when they reach the same acquisition (a helper's lock from several
+    call sites), when they are the same direct call in one function (from
+    several regions), or when one call site reaches the same lock through
+    several helper chains.  The first call site stays, the others are
+    listed under 'sites'."""
+    parent = list(range(len(findings)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first = {}
+    for i, d in enumerate(findings):
+        base = d['lock'].split(' via ')[0]
+        if ' via ' in d['lock']:
+            keys = [('acq', d['file'], d['rule'], d['acq'], base),
+                    ('site', d['file'], d['rule'], d['line'], base)]
+        else:
+            keys = [('fn', d['file'], d['rule'], d['function'], base)]
+        for k in keys:
+            if k in first:
+                parent[find(i)] = find(first[k])
+            else:
+                first[k] = i
+    groups = {}
+    for i, d in enumerate(findings):
+        groups.setdefault(find(i), []).append(d)
+    out = []
+    for g in groups.values():
+        g.sort(key=lambda d: (d['line'], d['lock']))
+        head = dict(g[0])
+        head['sites'] = sorted({'%d %s' % (x['line'], x['function']) for x in g[1:]
+                                if x['line'] != head['line']})
+        out.append(head)
+    return sorted(out, key=lambda d: (d['file'], d['line'], d['rule'], d['lock']))
+
+
+def tag_all(findings, tree, kdir):
+    r = reach.Reach(tree, kdir)
+    for d in findings:
+        d['tag'], d['reason'] = r.tag(d['file'], d['line'])
 
 
 def main():
@@ -55,13 +112,19 @@ def main():
     ap.add_argument('--candidates', nargs=2, default=[])
     ap.add_argument('--timeouts', nargs='*', default=[])
     ap.add_argument('--outputs', nargs='+', required=True)
+    ap.add_argument('--kconfig', default='', help='directory of kconfig.sh symbol lists')
+    ap.add_argument('--all', action='store_true', help='report.txt lists every tag')
     a = ap.parse_args()
 
-    findings, other = parse(a.outputs)
+    raw, other = parse(a.outputs)
+    findings = collapse(raw)
+    tag_all(findings, a.tree, a.kconfig or None)
+    shown = [d for d in findings if a.all or d['tag'] == 'rt-reachable']
     totals = {r: 0 for r in RULES}
-    for d in findings:
+    for d in shown:
         totals[d['rule']] = totals.get(d['rule'], 0) + 1
-    sites = len({(d['file'], d['line']) for d in findings})
+    tags = {t: sum(1 for d in findings if d['tag'] == t) for t in reach.TAGS}
+    sites = len({(d['file'], d['line']) for d in shown})
     cands = {}
     for c in a.candidates:
         with open(c) as fh:
@@ -79,7 +142,9 @@ def main():
         'tree': a.tree, 'kernelversion': a.version, 'dirs': a.dirs.split(),
         'started': a.started, 'seconds': a.seconds,
         'files_scanned': a.scanned, 'files_candidate': cands,
-        'total': len(findings), 'sites': sites, 'totals': totals,
+        'total': len(shown), 'sites': sites, 'totals': totals,
+        'all_tags': a.all, 'raw_findings': len(raw), 'collapsed': len(findings), 'tags': tags,
+        'kconfig': bool(a.kconfig),
         'spatch_messages': len(errors), 'timeouts': len(timeouts),
     }
     with open(os.path.join(a.out, 'report.json'), 'w') as fh:
@@ -95,16 +160,20 @@ def main():
         fh.write('# C files scanned %d, given to spatch: %s\n' %
                  (a.scanned, ', '.join('%s %d' % kv for kv in sorted(cands.items()))))
         fh.write('# spatch messages %d (timeouts %d)\n' % (len(errors), len(timeouts)))
-        fh.write('# file:line\tfunction\tlock\tcontext\trule\n')
-        for d in findings:
-            fh.write('%s:%d\t%s\t%s\t%s\t%s\n' % (d['file'], d['line'], d['function'],
-                                                 d['lock'], d['context'], d['rule']))
+        fh.write('# %d raw findings, %d after collapsing call sites; by tag: %s\n' %
+                 (len(raw), len(findings), ', '.join('%s %d' % (t, tags[t]) for t in reach.TAGS)))
+        fh.write('# shown: %s\n' % ('all tags (--all)' if a.all else 'rt-reachable only (--all for every tag)'))
+        fh.write('# file:line\tfunction\tlock\tcontext\trule\ttag[\talso: other call sites]\n')
+        for d in shown:
+            also = ('\talso: ' + ', '.join(d['sites'])) if d['sites'] else ''
+            fh.write('%s:%d\t%s\t%s\t%s\t%s\t%s%s\n' % (d['file'], d['line'], d['function'],
+                                                       d['lock'], d['context'], d['rule'], d['tag'], also))
         fh.write('# totals per rule\n')
         for r in RULES:
             fh.write('# %-11s %d\n' % (r, totals.get(r, 0)))
-        fh.write('# total       %d findings at %d distinct sites\n' % (len(findings), sites))
-    print('cocci: %d findings at %d sites in %d s (%s); report in %s/report.txt' %
-          (len(findings), sites, a.seconds,
+        fh.write('# total       %d findings at %d distinct sites\n' % (len(shown), sites))
+    print('cocci: %d findings shown (%s) at %d sites in %d s (%s); report in %s/report.txt' %
+          (len(shown), 'all tags' if a.all else 'rt-reachable', sites, a.seconds,
            ', '.join('%s %d' % (r, totals[r]) for r in RULES if totals[r]) or 'none', a.out))
     return 0
 

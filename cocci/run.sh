@@ -2,14 +2,19 @@
 # cocci/run.sh: run rtlab's PREEMPT_RT context-violation semantic patches
 # over a kernel tree and write a sorted report (text + JSON).
 #
-#   cocci/run.sh [--tree TREE] [--out DIR] [-j JOBS] [--chunk N] [SUBDIR...]
+#   cocci/run.sh [--tree TREE] [--out DIR] [-j JOBS] [--chunk N] [--all]
+#                [--kconfig KDIR | --no-kconfig] [SUBDIR...]
 #
 # TREE defaults to build/linux; SUBDIRs (relative to TREE, default: the
 # whole tree) limit the scan.  Files are prefiltered with grep: a file is
 # given to a semantic patch only if it contains both a sleeping-lock token
 # and one of the tokens that semantic patch needs.  Output in DIR (default
 # build/cocci-report): report.txt, report.json, raw/ (per-chunk spatch
-# output and errors).  Exit status: 0 on success (findings are not an
+# output and errors).  Findings are tagged (rt-reachable, non-rt-arch,
+# kconfig-excludes-rt, dead-code, test-code); report.txt shows the
+# rt-reachable ones, all with --all.  The Kconfig facts (kconfig.sh) are
+# kept in KDIR (default build/cocci-kconfig/VERSION), made when missing if
+# TREE has a Kconfig.  Exit status: 0 on success (findings are not an
 # error), 1 if spatch failed on some chunk, 2 on bad usage.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,9 +25,12 @@ jobs=2
 chunk=25
 timeout=120
 dirs=()
+all=
+kdir=
+nokconfig=
 
 usage() {
-	sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -32,6 +40,9 @@ while [ $# -gt 0 ]; do
 	-j) jobs=${2:?}; shift 2 ;;
 	--chunk) chunk=${2:?}; shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
+	--all) all=--all; shift ;;
+	--kconfig) kdir=${2:?}; shift 2 ;;
+	--no-kconfig) nokconfig=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
 	*) dirs+=("$1"); shift ;;
@@ -54,9 +65,9 @@ t0=$(date +%s)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # --- prefilter ---------------------------------------------------------
-sleeping='\b(spin_lock|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_lock_nested|spin_lock_irqsave_nested|spin_lock_nest_lock|spin_trylock|spin_trylock_irq|spin_trylock_irqsave|spin_trylock_bh|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|read_trylock|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|write_lock_nested|write_trylock|write_trylock_irqsave|local_lock|local_lock_irq|local_lock_irqsave|local_lock_nested_bh) *\(|guard\((spinlock|read_lock|write_lock)'
-need_atomic='\b(local_irq_disable|local_irq_save|raw_local_irq_disable|raw_local_irq_save|preempt_disable|preempt_disable_notrace|get_cpu|get_cpu_var|get_cpu_ptr|raw_spin_lock[a-z_]*) *\(|guard\((irq|irqsave|preempt|preempt_notrace|raw_spinlock[a-z_]*)\)'
-need_hardirq='\bstruct +irq_chip\b|\birq_set_chained_handler|\birq_set_handler|\birq_set_chip_and_handler|\birq_domain_set_info|\bparent_handler\b|\bIRQF_(NO_THREAD|TIMER|PERCPU|ONESHOT)\b|\brequest_percpu_irq|\brequest_(percpu_)?nmi\b|\bHRTIMER_MODE_[A-Z_]*HARD\b|\bclock_event_device\b|\bsmp_call_function|\bon_each_cpu|\bINIT_CSD\b|\bCSD_INIT\b|\bstop_machine|\bIRQ_WORK_INIT_HARD\b'
+sleeping='\b(spin_lock|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_lock_nested|spin_lock_irqsave_nested|spin_lock_nest_lock|spin_trylock|spin_trylock_irq|spin_trylock_irqsave|spin_trylock_bh|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|read_trylock|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|write_lock_nested|write_trylock|write_trylock_irqsave|local_lock|local_lock_irq|local_lock_irqsave|local_lock_nested_bh|xa_lock[a-z_]*|xas_lock[a-z_]*|write_seqlock[a-z_]*|read_seqlock_excl[a-z_]*|wake_up[a-z_]*|kill_fasync|k[mzc]alloc|kmalloc_array|krealloc|kmemdup|kstrdup|kv?free|kfree_sensitive|kmem_cache_(alloc|zalloc|free)|alloc_pages|__get_free_pages?|get_zeroed_page|free_pages?|__free_pages|clk_enable|clk_disable|clk_prepare_enable|clk_disable_unprepare|regmap_[a-z_]+) *\(|(scoped_)?guard\((spinlock|read_lock|write_lock)'
+need_atomic='\b(local_irq_disable|local_irq_save|raw_local_irq_disable|raw_local_irq_save|preempt_disable|preempt_disable_notrace|get_cpu|get_cpu_var|get_cpu_ptr|rcu_read_lock_sched|rcu_read_lock_sched_notrace|raw_spin_lock[a-z_]*|raw_spin_trylock[a-z_]*) *\(|(scoped_)?guard\((irq|irqsave|preempt|preempt_notrace|raw_spinlock[a-z_]*)\b'
+need_hardirq='\bstruct +irq_chip\b|\birq_set_chained_handler|\birq_set_handler|\birq_set_chip_and_handler|\birq_domain_set_info|\bparent_handler\b|\bIRQF_(NO_THREAD|TIMER|PERCPU)\b|\brequest_percpu_irq|\brequest_(percpu_)?nmi\b|\bHRTIMER_MODE_[A-Z_]*HARD\b|\bclock_event_device\b|\bsmp_call_function|\bon_each_cpu|\bINIT_CSD\b|\bCSD_INIT\b|\bstop_machine|\bIRQ_WORK_INIT_HARD\b|\bCPUHP_AP_[A-Z0-9_]*(STARTING|DYING)\b|\bcpu_pm_register_notifier\b|\bsyscore_ops\b|\bcsd\b|(\.|->) *(irq_(startup|shutdown|enable|disable|ack|mask|mask_ack|unmask|eoi|set_affinity|retrigger|set_type|set_wake|cpu_online|cpu_offline|suspend|resume|pm_shutdown|print_chip|compose_msi_msg|write_msi_msg|get_irqchip_state|set_irqchip_state|set_vcpu_affinity|nmi_setup|nmi_teardown)|ipi_send_single|ipi_send_mask) *='
 
 cd "$tree"
 # Kernel C sources only: user-space tools and scripts are not kernel code.
@@ -69,17 +80,29 @@ scanned=$(find "${dirs[@]}" \( -name tools -o -name scripts -o -name Documentati
 declare -A need=([sleeping_lock_atomic]=$need_atomic [sleeping_lock_hardirq]=$need_hardirq)
 status=0
 for sp in sleeping_lock_atomic sleeping_lock_hardirq; do
-	tr '\n' '\0' <"$out/raw/cand.lock" | xargs -0 -r grep -lE "${need[$sp]}" 2>/dev/null | sort >"$out/raw/$sp.files"
+	{
+		tr '\n' '\0' <"$out/raw/cand.lock" | xargs -0 -r grep -lE "${need[$sp]}" 2>/dev/null
+		# IRQF_ONESHOT keeps a primary handler in hard irq: one that wakes
+		# its thread (returns IRQ_WAKE_THREAD), or one requested without a
+		# thread (request_irq(..., IRQF_ONESHOT)).  Most ONESHOT files
+		# pass a NULL primary handler and are left out.
+		if [ $sp = sleeping_lock_hardirq ]; then
+			tr '\n' '\0' <"$out/raw/cand.lock" | xargs -0 -r grep -lE '\bIRQF_ONESHOT\b' 2>/dev/null >"$out/raw/oneshot"
+			tr '\n' '\0' <"$out/raw/oneshot" | xargs -0 -r grep -l '\bIRQ_WAKE_THREAD\b' 2>/dev/null
+			tr '\n' '\0' <"$out/raw/oneshot" |
+				xargs -0 -r grep -lPz '(?s)\b(devm_)?request_irq\s*\([^;]*\bIRQF_ONESHOT\b' 2>/dev/null
+		fi
+	} | sort -u >"$out/raw/$sp.files"
 	rm -f "$out/raw/$sp".chunk.*
 	split -l "$chunk" -d -a 5 "$out/raw/$sp.files" "$out/raw/$sp.chunk."
 	# one group per file, so each file is processed on its own
 	ls "$out/raw/$sp".chunk.* 2>/dev/null | grep -v '\.\(out\|err\|rc\)$' |
 		xargs -r -P "$jobs" -I{} sh -c '
 			sed G "$1" >"$1.groups"
-			spatch --very-quiet --no-show-diff --sp-file "$2" -D report \
+			PYTHONPATH="$4${PYTHONPATH:+:$PYTHONPATH}" spatch --very-quiet --no-show-diff --sp-file "$2" -D report \
 				--no-includes --include-headers --timeout "$3" \
 				--file-groups "$1.groups" >"$1.out" 2>"$1.err"
-			echo $? >"$1.rc"' _ {} "$here/$sp.cocci" "$timeout"
+			echo $? >"$1.rc"' _ {} "$here/$sp.cocci" "$timeout" "$here"
 	for rc in "$out/raw/$sp".chunk.*.rc; do
 		[ -e "$rc" ] || continue
 		[ "$(cat "$rc")" = 0 ] || { echo "run.sh: spatch failed on $(basename "${rc%.rc}") (see ${rc%.rc}.err)" >&2; status=1; }
@@ -92,9 +115,19 @@ t1=$(date +%s)
 version=$(awk -F' *= *' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
 	$1 == "SUBLEVEL" { s = $2 } END { if (v != "") printf "%s.%s.%s\n", v, p, s }' "$tree/Makefile" 2>/dev/null)
 [ -n "$version" ] || version=unknown
+kopt=()
+if [ -z "$nokconfig" ] && [ -f "$tree/Kconfig" ]; then
+	[ -n "$kdir" ] || kdir=$top/build/cocci-kconfig/$version
+	if [ ! -f "$kdir/riscv-nort.syms" ]; then
+		echo "run.sh: Kconfig facts for $version into $kdir (kconfig.sh, about 2 min)" >&2
+		"$here/kconfig.sh" "$tree" "$kdir" || status=1
+	fi
+	[ -f "$kdir/riscv-nort.syms" ] && kopt=(--kconfig "$kdir")
+fi
 python3 "$here/report.py" --tree "$tree" --version "$version" --started "$started" \
 	--seconds $((t1 - t0)) --scanned "$scanned" --dirs "${dirs[*]}" --out "$out" \
 	--candidates "$out/raw/sleeping_lock_atomic.files" "$out/raw/sleeping_lock_hardirq.files" \
 	--timeouts "$out"/raw/*.err \
-	--outputs "$out/raw/sleeping_lock_atomic.out" "$out/raw/sleeping_lock_hardirq.out" || status=1
+	--outputs "$out/raw/sleeping_lock_atomic.out" "$out/raw/sleeping_lock_hardirq.out" \
+	"${kopt[@]}" $all || status=1
 exit $status

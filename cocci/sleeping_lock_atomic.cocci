@@ -1,28 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/// PREEMPT_RT: sleeping lock (spinlock_t, rwlock_t, local_lock_t) taken
+/// PREEMPT_RT: a call that sleeps on RT (spinlock_t, rwlock_t, local_lock_t
+/// and their wrappers, wake-ups, the allocator, clk_enable, regmap) made
 /// inside a region where interrupts or preemption are disabled, or while a
 /// raw spinlock is held.
 //# On PREEMPT_RT spinlock_t, rwlock_t and local_lock_t are rtmutex based
-//# sleeping locks; acquiring one with interrupts off, preemption off or a
+//# sleeping locks; taking one with interrupts off, preemption off or a
 //# raw_spinlock_t held is "sleeping function called from invalid context"
-//# (lockdep: "Invalid wait context").  Rules:
+//# (lockdep: "Invalid wait context").  The sleeping calls are listed in
+//# rtlab_cocci.py: the lock ops and their wrappers (xa_lock*, xas_lock*,
+//# write_seqlock*, read_seqlock_excl*, guard(spinlock...)), wake_up*(),
+//# kill_fasync(), kmalloc/kfree/kmem_cache_*/page allocator (any GFP),
+//# clk_enable/disable and regmap_* (unless the file's regmap_config sets
+//# use_raw_spinlock or disable_locking).  Rules:
 //#  - irqoff:     after local_irq_disable/save (raw_ variants, guard(irq),
-//#                guard(irqsave)) on some path without local_irq_enable/
-//#                restore (or a raw unlock_irq/irqrestore) in between;
-//#  - preemptoff: after preempt_disable, get_cpu, get_cpu_var, get_cpu_ptr
-//#                or guard(preempt) without the matching enable/put;
-//#  - rawlock:    after raw_spin_lock* (or guard(raw_spinlock*)) of lock R
-//#                without a raw_spin_unlock* of R in between.
-//# Trylocks are not reported here: they do not sleep (the hard-irq rules
-//# in sleeping_lock_hardirq.cocci do report them).
-//# The lock may be taken directly or by a helper defined in the same file
-//# and called from the region (one call level).  All paths are considered
-//# (an early return or a conditional unlock only removes the paths it
-//# covers).  Patch mode converts a file-scope spinlock_t (DEFINE_SPINLOCK
-//# or static spinlock_t) to raw_spinlock_t when every acquisition of it in
-//# the file is reported here; a lock also taken elsewhere is left alone.
-//# The conversion is only correct if the critical sections are short and
-//# bounded: review every hunk.
+//#                guard(irqsave), scoped_guard(irq...)) on some path without
+//#                local_irq_enable/restore (or a raw unlock_irq/irqrestore);
+//#  - preemptoff: after preempt_disable, get_cpu*, rcu_read_lock_sched or
+//#                guard/scoped_guard(preempt) without the matching enable;
+//#  - rawlock:    after raw_spin_lock*/raw_spin_trylock* (or guard/
+//#                scoped_guard(raw_spinlock*)) of lock R without a
+//#                raw_spin_unlock* of R, or after a call of a helper of the
+//#                file that returns with a raw spinlock held (on every path
+//#                after taking it).
+//# Trylocks are not reported here: they do not sleep.  The sleeping call
+//# may be made directly or by helpers defined in the same file, up to
+//# three call levels (rtlab_cocci.DEPTH).  All paths are considered.
+//# Patch mode converts a file-scope spinlock_t to raw_spinlock_t when every
+//# acquisition of it in the file is reported here.  Review every hunk.
+//# spatch needs cocci/ on PYTHONPATH (for rtlab_cocci.py).
 ///
 // Confidence: Moderate
 // Copyright: (C) 2026 rtlab.
@@ -37,74 +42,76 @@ virtual report
 @initialize:python@
 @@
 import re
-TAKES = {}        # function -> [(op, lock, pos)]
+import rtlab_cocci as R
 ACQ = {}          # lock -> [(line, column)]
-FOUND = set()     # (line, column) of reported acquisitions
+FOUND = set()     # (line, column) of direct findings
 FILELOCK = {}
 SEEN = set()
-LINES = {}
-RELEASED = set()  # (line, column) of acquisitions after a region closer
 CLOSERS = set()   # helpers that end a region opened by their caller
+LOCKRET = set()   # helpers that return with a raw spinlock held
 CFG = {'mode': 'report'}
-
-def norm(e):
-    return re.sub(r'\s+', '', e)
-
-def src_at(p):
-    # text of a one-line position span
-    f = p.file
-    if f not in LINES:
-        try:
-            with open(f, errors='replace') as fh:
-                LINES[f] = fh.read().split('\n')
-        except OSError:
-            LINES[f] = []
-    ls = LINES[f]
-    n = int(p.line) - 1
-    if n >= len(ls):
-        return '?'
-    if p.line_end == p.line:
-        return ls[n][int(p.column):int(p.column_end)]
-    return ls[n][int(p.column):]
-
-def opener_at(p):
-    # "local_irq_save", or "guard(raw_spinlock_irqsave)" for a guard
-    o = src_at(p)
-    if o == 'guard':
-        m = re.match(r'guard\s*\(\s*(\w+)\s*\)', LINES[p.file][int(p.line) - 1][int(p.column):])
-        if m:
-            o = 'guard(%s)' % m.group(1)
-    return o
 
 def rt_only_off(p):
     # "if (!IS_ENABLED(CONFIG_PREEMPT_RT)) preempt_disable();": the region
     # does not exist on PREEMPT_RT
-    src_at(p)
-    ls = LINES.get(p.file, [])
+    ls = R.lines(p.file)
     n = int(p.line) - 1
     for i in (n, n - 1):
         if 0 <= i < len(ls) and re.search(r'!\s*IS_ENABLED\s*\(\s*CONFIG_PREEMPT_RT\s*\)', ls[i]):
             return True
     return False
 
+def opener_at(p):
+    # "local_irq_save", "guard(raw_spinlock_irqsave)", "scoped_guard(irq)"
+    o = R.src_at(p)
+    if o in ('guard', 'scoped_guard'):
+        o = '%s(%s)' % (o, R.guard_class(p))
+    return o
+
 def kind(opener):
+    if 'raw_spin' in opener:
+        return 'rawlock'
     if 'irq' in opener:
         return 'irqoff'
     return 'preemptoff'
 
-def emit(p, fn, lock, ctx, rule, p1, p2=None):
-    key = (p[0].file, p[0].line, p[0].column, rule, lock)
+def sleepy(h):
+    if h in R.SLEEP_LOCK or h in R.SLEEP_CALL or h in R.REGMAP_CALL or h == 'guard':
+        return True
+    return h in R.closure(False, True)
+
+def emit(p, fn, lab, chain, ctx, rule, p1, ap=None):
+    key = (p.file, p.line, p.column, rule, R.lock_text(lab, chain))
     if key in SEEN:
         return
     SEEN.add(key)
-    msg = 'WARNING: sleeping lock "%s" taken in %s (function %s, rule %s)' % (lock, ctx, fn, rule)
+    msg = R.message(lab, chain, ctx, fn, rule, ap.line if ap is not None else None)
     if CFG['mode'] == 'org':
-        cocci.print_main(msg, p)
-        cocci.print_secs("region", p1)
-        if p2 is not None:
-            cocci.print_secs("helper", p2)
+        cocci.print_main(msg, [p])
+        cocci.print_secs("region", [p1])
+        if ap is not None:
+            cocci.print_secs("helper", [ap])
     else:
-        coccilib.report.print_report(p[0], msg)
+        coccilib.report.print_report(p, msg)
+
+def hit(p1, p2, ctx, rule=None):
+    # a region opened at p1 reaches the call at p2
+    if rt_only_off(p1):
+        return
+    name = R.src_at(p2)
+    fn = p2.current_element
+    rule = rule or kind(ctx)
+    lab = R.sleep_label(name, p2, False)
+    if lab is not None:
+        FOUND.add(R.key(p2))
+        if CFG['mode'] in ('report', 'org'):
+            emit(p2, fn, lab, [], ctx, rule, p1)
+        return
+    if name == fn or CFG['mode'] not in ('report', 'org'):
+        return
+    for (lab, ap, chain, _) in R.closure(False, True).get(name, []):
+        if len(chain) < R.DEPTH:
+            emit(p2, fn, lab, [name] + chain, ctx, rule, p1, ap)
 
 def safe_id(x):
     l = '&' + x
@@ -130,65 +137,94 @@ CFG['mode'] = 'report'
 
 @script:python reset@
 @@
-TAKES.clear()
+R.F.reset()
 ACQ.clear()
 FOUND.clear()
 FILELOCK.clear()
 SEEN.clear()
-LINES.clear()
-RELEASED.clear()
 CLOSERS.clear()
+LOCKRET.clear()
 
-// ------------------------------------------------------------- lock sites
+// ---------------------------------------------------- the file's call graph
 
-@takes exists@
+// Only calls of a sleeping op or of a function defined in the file matter.
+@defs@
 identifier h;
-identifier lk = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh};
-expression l;
+@@
+h(...) { ... }
+
+@script:python@
+h << defs.h;
+@@
+R.F.defined.add(h)
+
+@calls exists@
+identifier h;
+identifier g : script:python () { R.wanted(g) };
 position p;
 @@
 h(...) {
  ... when any
- lk@p(l, ...)
+ g@p(...)
  ... when any
 }
 
 @script:python@
-h << takes.h;
-lk << takes.lk;
-l << takes.l;
-p << takes.p;
+h << calls.h;
+g << calls.g;
+p << calls.p;
 @@
-TAKES.setdefault(h, []).append((lk, norm(l), p))
-ACQ.setdefault(norm(l), []).append((p[0].line, p[0].column))
+R.add_call(h, g, p[0])
+if g in R.SLEEP_LOCK or g in R.SLEEP_TRYLOCK:
+    a = R.args_after(p[0])
+    if a:
+        ACQ.setdefault(a[0], []).append(R.key(p[0]))
 
-// A helper that releases the caller's region before it takes a sleeping
-// lock (drop the raw lock, sleep on the lock, retake the raw lock) is not
-// a violation of its caller.
+@sguard exists@
+identifier h;
+iterator name scoped_guard;
+expression list es;
+statement S;
+position p;
+@@
+h(...) {
+ ... when any
+ scoped_guard@p(es) S
+ ... when any
+}
+
+@script:python@
+h << sguard.h;
+p << sguard.p;
+@@
+R.add_call(h, 'scoped_guard', p[0])
+
+// A helper that releases the caller's region before a call (drop the raw
+// lock, sleep, retake the raw lock) does not make that call in the region.
 @released exists@
 identifier h;
-identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr};
-identifier lk = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh};
+identifier g : script:python () { R.wanted(g) };
+identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace};
 position p;
 @@
 h(...) {
  ... when any
  cl(...);
  ... when any
- lk@p(...)
+ g@p(...)
  ... when any
 }
 
 @script:python@
 p << released.p;
 @@
-RELEASED.add((p[0].line, p[0].column))
+R.F.released.add(R.key(p[0]))
 
 // A helper that, on some path from its entry, closes a region it did not
 // open (e.g. "unlock and enable interrupts") ends the caller's region.
 @closer exists@
 identifier ch;
-identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr};
+identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace};
 @@
 ch(...) {
  ...
@@ -201,6 +237,7 @@ ch(...) {
     when != get_cpu()
     when != get_cpu_var(...)
     when != get_cpu_ptr(...)
+    when != rcu_read_lock_sched()
     when != raw_spin_lock(...)
     when != raw_spin_lock_irq(...)
     when != raw_spin_lock_irqsave(...)
@@ -215,26 +252,29 @@ ch << closer.ch;
 @@
 CLOSERS.add(ch)
 
-// Trylocks never sleep, so they are not reported in an irq-off, preempt-off
-// or raw-locked region; they still count as acquisitions of a lock that
-// patch mode might convert.
-@trylocks exists@
-identifier h;
-identifier tk = {spin_trylock, spin_trylock_irq, spin_trylock_irqsave, spin_trylock_bh};
-expression l;
-position p;
+// A helper that returns with the raw spinlock it took still held on every
+// path after taking it (foo_lock_irqsave() style): its callers are in a
+// raw-locked region.  "forall" keeps out helpers that take and drop the
+// lock under the same condition (the paths are not correlated).
+@lockret exists@
+identifier lr;
+identifier rop = {raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, raw_spin_lock_nest_lock, raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave};
+expression r;
 @@
-h(...) {
+lr(...) {
  ... when any
- tk@p(l, ...)
- ... when any
+ rop(r, ...)
+ ... when forall
+     when != raw_spin_unlock(r)
+     when != raw_spin_unlock_irq(r)
+     when != raw_spin_unlock_irqrestore(r, ...)
+     when != raw_spin_unlock_bh(r)
 }
 
 @script:python@
-l << trylocks.l;
-p << trylocks.p;
+lr << lockret.lr;
 @@
-ACQ.setdefault(norm(l), []).append((p[0].line, p[0].column))
+LOCKRET.add(lr)
 
 @filelock1@
 declarer name DEFINE_SPINLOCK;
@@ -262,12 +302,10 @@ if p[0].current_element == 'something_else':
 
 // ----------------------------------------- irq-off and preempt-off regions
 
-@irqp_direct exists@
-identifier opn = {local_irq_disable, local_irq_save, raw_local_irq_disable, raw_local_irq_save, preempt_disable, preempt_disable_notrace, get_cpu, get_cpu_var, get_cpu_ptr};
+@irqp exists@
+identifier opn = {local_irq_disable, local_irq_save, raw_local_irq_disable, raw_local_irq_save, preempt_disable, preempt_disable_notrace, get_cpu, get_cpu_var, get_cpu_ptr, rcu_read_lock_sched, rcu_read_lock_sched_notrace};
 identifier gopn = {irq, irqsave, preempt, preempt_notrace};
-identifier lk = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh};
-identifier gk = {spinlock, spinlock_irq, spinlock_irqsave, read_lock, read_lock_irq, read_lock_irqsave, write_lock, write_lock_irq, write_lock_irqsave};
-expression l;
+identifier h : script:python () { sleepy(h) };
 identifier ch : script:python () { ch in CLOSERS };
 position p1, p2;
 @@
@@ -288,117 +326,25 @@ guard@p1(gopn)()
     when != put_cpu()
     when != put_cpu_var(...)
     when != put_cpu_ptr(...)
-    when != ch(...)
-    when any
-(
-lk@p2(l, ...)
-|
-guard@p2(gk)(l)
-)
-
-@script:python@
-p1 << irqp_direct.p1;
-p2 << irqp_direct.p2;
-l << irqp_direct.l;
-@@
-o = opener_at(p1[0])
-if rt_only_off(p1[0]):
-    cocci.include_match(False)
-else:
-    FOUND.add((p2[0].line, p2[0].column))
-if CFG['mode'] in ('report', 'org') and not rt_only_off(p1[0]):
-    emit(p2, p2[0].current_element, norm(l),
-         '%s() region from line %s' % (o, p1[0].line), kind(o), p1)
-
-@irqp_via exists@
-identifier opn = {local_irq_disable, local_irq_save, raw_local_irq_disable, raw_local_irq_save, preempt_disable, preempt_disable_notrace, get_cpu, get_cpu_var, get_cpu_ptr};
-identifier gopn = {irq, irqsave, preempt, preempt_notrace};
-identifier h : script:python () { h in TAKES };
-identifier ch : script:python () { ch in CLOSERS };
-position p1, p2;
-@@
-(
-opn@p1(...)
-|
-guard@p1(gopn)()
-)
-... when != local_irq_enable()
-    when != local_irq_restore(...)
-    when != raw_local_irq_enable()
-    when != raw_local_irq_restore(...)
-    when != raw_spin_unlock_irq(...)
-    when != raw_spin_unlock_irqrestore(...)
-    when != preempt_enable()
-    when != preempt_enable_no_resched()
-    when != preempt_enable_notrace()
-    when != put_cpu()
-    when != put_cpu_var(...)
-    when != put_cpu_ptr(...)
+    when != rcu_read_unlock_sched()
+    when != rcu_read_unlock_sched_notrace()
     when != ch(...)
     when any
 h@p2(...)
 
 @script:python@
-p1 << irqp_via.p1;
-p2 << irqp_via.p2;
+p1 << irqp.p1;
+p2 << irqp.p2;
 @@
 o = opener_at(p1[0])
-h = src_at(p2[0])
-fn = p2[0].current_element
-if h != fn and CFG['mode'] in ('report', 'org') and not rt_only_off(p1[0]):
-    for (lk, l, hp) in TAKES.get(h, []):
-        if (hp[0].line, hp[0].column) in RELEASED:
-            continue
-        emit(p2, fn, '%s via %s()' % (l, h),
-             '%s() region from line %s' % (o, p1[0].line), kind(o), p1, hp)
+hit(p1[0], p2[0], '%s() region from line %s' % (o, p1[0].line))
 
 // ------------------------------------------------------- raw lock regions
 
-@raw_direct exists@
-identifier rop = {raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, raw_spin_lock_nest_lock};
+@raw exists@
+identifier rop = {raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, raw_spin_lock_nest_lock, raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave};
 identifier rg = {raw_spinlock, raw_spinlock_irq, raw_spinlock_irqsave, raw_spinlock_nested};
-identifier lk = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh};
-identifier gk = {spinlock, spinlock_irq, spinlock_irqsave, read_lock, read_lock_irq, read_lock_irqsave, write_lock, write_lock_irq, write_lock_irqsave};
-expression r, l;
-identifier ch : script:python () { ch in CLOSERS };
-position p1, p2;
-@@
-(
-rop@p1(r, ...)
-|
-guard@p1(rg)(r)
-)
-... when != raw_spin_unlock(r)
-    when != raw_spin_unlock_irq(r)
-    when != raw_spin_unlock_irqrestore(r, ...)
-    when != raw_spin_unlock_bh(r)
-    when != ch(...)
-    when any
-(
-lk@p2(l, ...)
-|
-guard@p2(gk)(l)
-)
-
-@script:python@
-p1 << raw_direct.p1;
-p2 << raw_direct.p2;
-r << raw_direct.r;
-l << raw_direct.l;
-@@
-o = opener_at(p1[0])
-if rt_only_off(p1[0]):
-    cocci.include_match(False)
-else:
-    FOUND.add((p2[0].line, p2[0].column))
-if CFG['mode'] in ('report', 'org') and not rt_only_off(p1[0]):
-    emit(p2, p2[0].current_element, norm(l),
-         '%s(%s) region from line %s' % (o, norm(r), p1[0].line), 'rawlock', p1)
-
-@raw_via exists@
-identifier rop = {raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, raw_spin_lock_nest_lock};
-identifier rg = {raw_spinlock, raw_spinlock_irq, raw_spinlock_irqsave, raw_spinlock_nested};
-identifier h : script:python () { h in TAKES };
+identifier h : script:python () { sleepy(h) };
 expression r;
 identifier ch : script:python () { ch in CLOSERS };
 position p1, p2;
@@ -417,28 +363,63 @@ guard@p1(rg)(r)
 h@p2(...)
 
 @script:python@
-p1 << raw_via.p1;
-p2 << raw_via.p2;
-r << raw_via.r;
+p1 << raw.p1;
+p2 << raw.p2;
+r << raw.r;
 @@
 o = opener_at(p1[0])
-h = src_at(p2[0])
-fn = p2[0].current_element
-if h != fn and CFG['mode'] in ('report', 'org') and not rt_only_off(p1[0]):
-    for (lk, l, hp) in TAKES.get(h, []):
-        if (hp[0].line, hp[0].column) in RELEASED:
-            continue
-        emit(p2, fn, '%s via %s()' % (l, h),
-             '%s(%s) region from line %s' % (o, norm(r), p1[0].line), 'rawlock', p1, hp)
+hit(p1[0], p2[0], '%s(%s) region from line %s' % (o, R.norm(r), p1[0].line), 'rawlock')
+
+@rawret exists@
+identifier lr : script:python () { lr in LOCKRET };
+identifier h : script:python () { sleepy(h) };
+identifier ch : script:python () { ch in CLOSERS };
+position p1, p2;
+@@
+lr@p1(...)
+... when != raw_spin_unlock(...)
+    when != raw_spin_unlock_irq(...)
+    when != raw_spin_unlock_irqrestore(...)
+    when != raw_spin_unlock_bh(...)
+    when != ch(...)
+    when any
+h@p2(...)
+
+@script:python@
+p1 << rawret.p1;
+p2 << rawret.p2;
+@@
+o = R.src_at(p1[0])
+hit(p1[0], p2[0], '%s() (returns with a raw spinlock held) region from line %s' % (o, p1[0].line), 'rawlock')
+
+// scoped_guard(raw_spinlock*/irq*/preempt*, ...) { ... }
+@sgopen exists@
+iterator name scoped_guard;
+identifier sgk = {raw_spinlock, raw_spinlock_irq, raw_spinlock_irqsave, raw_spinlock_nested, irq, irqsave, preempt, preempt_notrace};
+expression list es;
+identifier h : script:python () { sleepy(h) };
+position p1, p2;
+@@
+scoped_guard@p1(sgk, es) {
+ ... when any
+ h@p2(...)
+ ... when any
+}
+
+@script:python@
+p1 << sgopen.p1;
+p2 << sgopen.p2;
+@@
+o = opener_at(p1[0])
+hit(p1[0], p2[0], '%s region from line %s' % (o, p1[0].line))
 
 // ---------------------------------------------------------------- context
 
 @depends on context exists@
-identifier lk = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh};
-expression l;
-position p : script:python () { (p[0].line, p[0].column) in FOUND };
+identifier h;
+position p : script:python () { R.key(p[0]) in FOUND };
 @@
-*lk@p(l, ...)
+*h@p(...)
 
 // ------------------------------------------------------------------ patch
 

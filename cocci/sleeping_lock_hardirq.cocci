@@ -1,29 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/// PREEMPT_RT: sleeping lock (spinlock_t, rwlock_t, local_lock_t) taken in
-/// code that runs in hard interrupt context even on PREEMPT_RT.
+/// PREEMPT_RT: a call that sleeps on RT (spinlock_t, rwlock_t, local_lock_t
+/// and their wrappers, wake-ups, the allocator, clk_enable, regmap) made in
+/// code that runs in hard interrupt context or with interrupts disabled
+/// even on PREEMPT_RT.
 //# On PREEMPT_RT spinlock_t, rwlock_t and local_lock_t are rtmutex based
-//# sleeping locks.  The following entry points are never force-threaded and
-//# therefore must not take them (directly, or through a helper defined in
-//# the same file, one call level deep):
-//#  - irqchip:    struct irq_chip callbacks (all but irq_bus_lock and
-//#                irq_bus_sync_unlock), called under the raw desc->lock;
-//#  - chained:    chained / custom flow handlers (irq_set_chained_handler*,
-//#                irq_set_handler*, irq_domain_set_info, gpio parent_handler);
+//# sleeping locks.  The following entry points are never force-threaded or
+//# run with interrupts off and therefore must not make a sleeping call
+//# (directly, or through helpers defined in the same file, up to three call
+//# levels; the sleeping calls are listed in rtlab_cocci.py):
+//#  - irqchip:    irq_chip callbacks (all but irq_bus_lock/sync_unlock and
+//#                irq_request/release_resources), called under the raw
+//#                desc->lock; in a struct irq_chip initializer, or assigned
+//#                to a field of that name (p->chip.irq_mask = fn) whatever
+//#                the type, which --no-includes cannot see;
+//#  - chained:    chained / custom flow handlers;
 //#  - irqhandler: handlers requested with IRQF_NO_THREAD, IRQF_TIMER,
 //#                IRQF_PERCPU or IRQF_ONESHOT (the primary handler of a
-//#                ONESHOT interrupt is not force-threaded), per-CPU
-//#                handlers and NMIs;
-//#  - hrtimer:    callbacks of hrtimers initialised in a *_HARD mode;
+//#                ONESHOT interrupt is not force-threaded), also when the
+//#                flags are in a variable set in the file; per-CPU handlers
+//#                and NMIs;
+//#  - hrtimer:    callbacks of hrtimers initialised in a *_HARD mode, the
+//#                .function may be set in another function of the file;
 //#  - clockevent: struct clock_event_device callbacks;
-//#  - ipi:        smp_call_function*() / on_each_cpu*() / CSD callbacks,
-//#                hard irq_work and stop_machine() callbacks.
+//#  - ipi:        smp_call_function*() / on_each_cpu*() / CSD callbacks
+//#                (INIT_CSD, csd.func = fn), hard irq_work, stop_machine();
+//#  - cpuhp:      CPUHP_AP_*_STARTING / *_DYING callbacks (irqs off on the
+//#                CPU coming up or going down);
+//#  - cpupm:      cpu_pm notifiers (called from idle with irqs off);
+//#  - syscore:    syscore_ops .suspend / .resume (irqs off, one CPU).
 //# Entry points are recognised only where they are registered in the same
 //# file as their definition.  Patch mode converts a file-scope spinlock_t
-//# (DEFINE_SPINLOCK or static spinlock_t) to raw_spinlock_t when every
-//# acquisition of it in the file is inside such an entry point; a lock that
-//# is also taken from thread context is reported but never converted.  The
-//# conversion is only correct if the critical sections are short and
-//# bounded: review every hunk.
+//# to raw_spinlock_t when every acquisition of it in the file is inside such
+//# an entry point.  Review every hunk.
+//# spatch needs cocci/ on PYTHONPATH (for rtlab_cocci.py).
 ///
 // Confidence: Moderate
 // Copyright: (C) 2026 rtlab.
@@ -38,45 +47,72 @@ virtual report
 @initialize:python@
 @@
 import re
-# entry function -> list of (rule, context)
-ENTRY = {}
-# helper function -> list of (lock op, lock, line)
-TAKES = {}
-# file-scope spinlock_t -> True; acquisitions: lock -> list of functions
-FILELOCK = {}
-ACQ = {}
+import rtlab_cocci as R
+ENTRY = {}        # entry function -> [(rule, context)]
+FILELOCK = {}     # file-scope spinlock_t
+ACQ = {}          # lock -> [functions taking it]
 SEEN = set()
+STAR = set()      # (line, column) starred in context mode
+HARDT = set()     # last field name of timers initialised in a HARD mode
+TFUNC = []        # (last field name of the timer, callback)
+NB = {}           # notifier_block -> callback
+CPUPM = set()     # notifier_blocks registered with cpu_pm
 CFG = {'mode': 'report'}
-
-def norm(e):
-    return re.sub(r'\s+', '', e)
+THREADLESS = ('IRQF_NO_THREAD', 'IRQF_TIMER', 'IRQF_PERCPU', 'IRQF_ONESHOT')
 
 def add_entry(cb, rule, ctx):
     ENTRY.setdefault(cb, [])
     if (rule, ctx) not in ENTRY[cb]:
         ENTRY[cb].append((rule, ctx))
 
-def emit(p, fn, lock, ctx, rule, p2=None):
-    key = (p[0].file, p[0].line, p[0].column, rule, lock)
+# irq_chip callbacks by field name, for initializers spatch cannot type
+# (struct foo_chip x = { .chip = { .irq_mask = fn } }) or headers it skips
+CHIP_FIELD = re.compile(r'(?:\.|->)\s*(irq_startup|irq_shutdown|irq_enable|irq_disable|irq_ack|irq_mask|irq_mask_ack|irq_unmask|irq_eoi|irq_set_affinity|irq_retrigger|irq_set_type|irq_set_wake|irq_cpu_online|irq_cpu_offline|irq_suspend|irq_resume|irq_pm_shutdown|irq_print_chip|irq_compose_msi_msg|irq_write_msi_msg|irq_get_irqchip_state|irq_set_irqchip_state|irq_set_vcpu_affinity|ipi_send_single|ipi_send_mask|irq_nmi_setup|irq_nmi_teardown)\s*=\s*&?([A-Za-z_]\w*)\s*[,;}]')
+SCANNED = set()
+
+def scan_fields(path):
+    if path in SCANNED:
+        return
+    SCANNED.add(path)
+    for m in CHIP_FIELD.finditer('\n'.join(R.lines(path))):
+        if m.group(2) != 'NULL':
+            add_entry(m.group(2), 'irqchip', 'irq_chip callback .%s' % m.group(1))
+
+def last_name(e):
+    m = re.findall(r'\w+', e)
+    return m[-1] if m else e
+
+def irq_flags(f, path):
+    # IRQF_* flags that keep the handler in hard irq context: written in
+    # the call, or set in the file on a variable/field named in the call
+    txt = '\n'.join(R.lines(path))
+    found = set(x for x in THREADLESS if re.search(r'\b%s\b' % x, f))
+    for w in set(re.findall(r'[A-Za-z_]\w*', f)):
+        if w.startswith('IRQF_'):
+            continue
+        for m in re.finditer(r'\b%s\s*\|?=\s*([^;]*);' % re.escape(w), txt):
+            found |= set(x for x in THREADLESS if re.search(r'\b%s\b' % x, m.group(1)))
+    return sorted(found)
+
+def emit(p, fn, lab, chain, ctx, rule, ap):
+    key = (p.file, p.line, p.column, rule, R.lock_text(lab, chain))
     if key in SEEN:
         return
     SEEN.add(key)
-    msg = 'WARNING: sleeping lock "%s" taken in %s (function %s, rule %s)' % (lock, ctx, fn, rule)
+    msg = R.message(lab, chain, ctx, fn, rule, ap.line)
     if CFG['mode'] == 'org':
-        cocci.print_main(msg, p)
-        if p2 is not None:
-            cocci.print_secs("helper", p2)
+        cocci.print_main(msg, [p])
+        if chain:
+            cocci.print_secs("helper", [ap])
     else:
-        coccilib.report.print_report(p[0], msg)
-
-def safe(x):
-    # every acquisition of the file-scope lock x is in an entry point
-    if x not in FILELOCK or x not in ACQ:
-        return False
-    return all(fn in ENTRY for fn in ACQ[x])
+        coccilib.report.print_report(p, msg)
 
 def safe_id(x):
-    return safe('&' + x)
+    # every acquisition of the file-scope lock &x is in an entry point
+    l = '&' + x
+    if l not in FILELOCK or l not in ACQ:
+        return False
+    return all(fn in ENTRY for fn in ACQ[l])
 
 @script:python depends on org@
 @@
@@ -96,17 +132,23 @@ CFG['mode'] = 'report'
 
 @script:python reset@
 @@
+R.F.reset()
 ENTRY.clear()
-TAKES.clear()
 FILELOCK.clear()
 ACQ.clear()
 SEEN.clear()
+SCANNED.clear()
+STAR.clear()
+HARDT.clear()
+del TFUNC[:]
+NB.clear()
+CPUPM.clear()
 
 // ---------------------------------------------------------------- entries
 
 @ic_init@
 identifier chip, cb;
-identifier fld != {irq_bus_lock, irq_bus_sync_unlock, name, parent_device, flags};
+identifier fld != {irq_bus_lock, irq_bus_sync_unlock, irq_request_resources, irq_release_resources, name, parent_device, flags};
 @@
 struct irq_chip chip = { ..., .fld = cb, ... };
 
@@ -117,23 +159,18 @@ fld << ic_init.fld;
 @@
 add_entry(cb, 'irqchip', 'irq_chip callback %s.%s' % (chip, fld))
 
-@ic_assign@
-identifier cb;
-identifier fld != {irq_bus_lock, irq_bus_sync_unlock, name, parent_device, flags};
-struct irq_chip *c;
-struct irq_chip c2;
+// by field name: the type of p->chip or of a nested initializer is in a
+// header --no-includes skips (see scan_fields)
+@fieldcb@
+identifier h;
+position p;
 @@
-(
-c->fld = cb
-|
-c2.fld = cb
-)
+h@p(...) { ... }
 
 @script:python@
-cb << ic_assign.cb;
-fld << ic_assign.fld;
+p << fieldcb.p;
 @@
-add_entry(cb, 'irqchip', 'irq_chip callback .%s' % fld)
+scan_fields(p[0].file)
 
 @chained@
 identifier cb;
@@ -163,27 +200,28 @@ add_entry(cb, 'chained', 'chained/flow irq handler')
 @irqh@
 identifier cb;
 expression e1, e2, e3, f;
+position p;
 @@
 (
-request_irq(e1, cb, f, ...)
+request_irq@p(e1, cb, f, ...)
 |
-request_threaded_irq(e1, cb, e2, f, ...)
+request_threaded_irq@p(e1, cb, e2, f, ...)
 |
-request_any_context_irq(e1, cb, f, ...)
+request_any_context_irq@p(e1, cb, f, ...)
 |
-devm_request_irq(e3, e1, cb, f, ...)
+devm_request_irq@p(e3, e1, cb, f, ...)
 |
-devm_request_threaded_irq(e3, e1, cb, e2, f, ...)
+devm_request_threaded_irq@p(e3, e1, cb, e2, f, ...)
 |
-devm_request_any_context_irq(e3, e1, cb, f, ...)
+devm_request_any_context_irq@p(e3, e1, cb, f, ...)
 )
 
 @script:python@
 cb << irqh.cb;
 f << irqh.f;
+p << irqh.p;
 @@
-flags = [x for x in ('IRQF_NO_THREAD', 'IRQF_TIMER', 'IRQF_PERCPU', 'IRQF_ONESHOT')
-         if re.search(r'\b%s\b' % x, f)]
+flags = irq_flags(f, p[0].file)
 if flags:
     add_entry(cb, 'irqhandler', 'hard irq handler (%s)' % '|'.join(flags))
 
@@ -200,27 +238,36 @@ reg << irqpc.reg;
 @@
 add_entry(cb, 'irqhandler', 'hard irq handler (%s)' % reg)
 
-@hrt exists@
-expression t, clk;
-identifier cb;
-identifier hm = {HRTIMER_MODE_HARD, HRTIMER_MODE_ABS_HARD, HRTIMER_MODE_REL_HARD, HRTIMER_MODE_ABS_PINNED_HARD, HRTIMER_MODE_REL_PINNED_HARD};
+// HARD hrtimers: the init and the .function assignment are joined by the
+// timer's field name, so they may sit in different functions of the file.
+@hrt_init@
+expression t, clk, mode;
 identifier init = {hrtimer_init, hrtimer_init_on_stack};
 @@
+init(t, clk, mode)
+
+@script:python@
+t << hrt_init.t;
+mode << hrt_init.mode;
+@@
+if 'HARD' in mode:
+    HARDT.add(last_name(t))
+
+@hrt_fn@
+expression t;
+identifier cb;
+@@
 (
-init(&t, clk, <+... hm ...+>);
-... when any
-t.function = cb;
+t.function = cb
 |
-init(t, clk, <+... hm ...+>);
-... when any
-t->function = cb;
+t->function = cb
 )
 
 @script:python@
-cb << hrt.cb;
-hm << hrt.hm;
+t << hrt_fn.t;
+cb << hrt_fn.cb;
 @@
-add_entry(cb, 'hrtimer', 'hrtimer callback (%s)' % hm)
+TFUNC.append((last_name(t), cb))
 
 @ce_init@
 identifier ced, cb;
@@ -274,54 +321,164 @@ cb << ipi.cb;
 @@
 add_entry(cb, 'ipi', 'IPI/cross-CPU callback')
 
-// ------------------------------------------------------------- lock sites
+@csd@
+expression e;
+identifier cb;
+@@
+(
+e.func = cb
+|
+e->func = cb
+)
 
-// Every sleeping-lock acquisition in the file, by function: the direct
-// case (function is an entry point) and the helper case (an entry point
-// calls the function) are both resolved from this table.
-@takes exists@
+@script:python@
+e << csd.e;
+cb << csd.cb;
+@@
+if 'csd' in e.lower():
+    add_entry(cb, 'ipi', 'IPI/cross-CPU callback (csd.func)')
+
+@cpuhp@
+identifier st;
+identifier reg = {cpuhp_setup_state, cpuhp_setup_state_nocalls, cpuhp_setup_state_cpuslocked, cpuhp_setup_state_nocalls_cpuslocked, cpuhp_setup_state_multi};
+expression e, e2, cb1, cb2;
+@@
+(
+reg(st, e, cb1, cb2)
+|
+__cpuhp_setup_state(st, e, e2, cb1, cb2, ...)
+)
+
+@script:python@
+st << cpuhp.st;
+cb1 << cpuhp.cb1;
+cb2 << cpuhp.cb2;
+@@
+if re.match(r'^CPUHP_AP_\w*_(STARTING|DYING)$', st):
+    for cb in (cb1, cb2):
+        if re.match(r'^[A-Za-z_]\w*$', cb) and cb != 'NULL':
+            add_entry(cb, 'cpuhp', 'CPU hotplug callback (%s)' % st)
+
+@nb_init@
+identifier nb, cb;
+@@
+struct notifier_block nb = { ..., .notifier_call = cb, ... };
+
+@script:python@
+nb << nb_init.nb;
+cb << nb_init.cb;
+@@
+NB[nb] = cb
+
+@nb_assign@
+expression nb;
+identifier cb;
+@@
+(
+nb.notifier_call = cb
+|
+nb->notifier_call = cb
+)
+
+@script:python@
+nb << nb_assign.nb;
+cb << nb_assign.cb;
+@@
+NB[last_name(nb)] = cb
+
+@cpupm@
+expression nb;
+@@
+cpu_pm_register_notifier(nb)
+
+@script:python@
+nb << cpupm.nb;
+@@
+CPUPM.add(last_name(nb))
+
+@syscore@
+identifier ops, cb;
+identifier fld = {suspend, resume};
+@@
+struct syscore_ops ops = { ..., .fld = cb, ... };
+
+@script:python@
+ops << syscore.ops;
+cb << syscore.cb;
+fld << syscore.fld;
+@@
+add_entry(cb, 'syscore', 'syscore_ops %s.%s (irqs off)' % (ops, fld))
+
+@script:python join@
+@@
+for (t, cb) in TFUNC:
+    if t in HARDT:
+        add_entry(cb, 'hrtimer', 'HARD hrtimer callback (.%s)' % t)
+for nb in CPUPM:
+    if nb in NB:
+        add_entry(NB[nb], 'cpupm', 'cpu_pm notifier %s (irqs off)' % nb)
+
+// No entry point in the file: nothing more to do.
+@script:python has_entry@
+ok;
+@@
+if not ENTRY:
+    cocci.include_match(False)
+coccinelle.ok = 'yes'
+
+// ---------------------------------------------------- the file's call graph
+
+// Only calls of a sleeping op or of a function defined in the file matter.
+@defs@
 identifier h;
-identifier lk = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, spin_trylock, spin_trylock_irq, spin_trylock_irqsave, spin_trylock_bh, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, read_trylock, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, write_trylock, write_trylock_irqsave, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh};
-expression l;
+@@
+h(...) { ... }
+
+@script:python@
+h << defs.h;
+@@
+R.F.defined.add(h)
+
+@calls depends on has_entry exists@
+identifier h;
+identifier g : script:python () { R.wanted(g) };
 position p;
 @@
 h(...) {
  ... when any
- lk@p(l, ...)
+ g@p(...)
  ... when any
 }
 
 @script:python@
-h << takes.h;
-lk << takes.lk;
-l << takes.l;
-p << takes.p;
+h << calls.h;
+g << calls.g;
+p << calls.p;
 @@
-TAKES.setdefault(h, [])
-TAKES[h].append((lk, norm(l), p))
-ACQ.setdefault(norm(l), []).append(h)
+R.add_call(h, g, p[0])
+if g in R.SLEEP_LOCK or g in R.SLEEP_TRYLOCK:
+    a = R.args_after(p[0])
+    if a:
+        ACQ.setdefault(a[0], []).append(h)
 
-@gd exists@
+@sguard depends on has_entry exists@
 identifier h;
-identifier gk = {spinlock, spinlock_irq, spinlock_irqsave, read_lock, read_lock_irq, read_lock_irqsave, write_lock, write_lock_irq, write_lock_irqsave};
-expression l;
+iterator name scoped_guard;
+expression list es;
+statement S;
 position p;
 @@
 h(...) {
  ... when any
- guard@p(gk)(l)
+ scoped_guard@p(es) S
  ... when any
 }
 
 @script:python@
-h << gd.h;
-gk << gd.gk;
-l << gd.l;
-p << gd.p;
+h << sguard.h;
+p << sguard.p;
 @@
-TAKES.setdefault(h, [])
-TAKES[h].append(('guard(%s)' % gk, norm(l), p))
-ACQ.setdefault(norm(l), []).append(h)
+R.add_call(h, 'scoped_guard', p[0])
 
 @filelock1@
 declarer name DEFINE_SPINLOCK;
@@ -349,54 +506,21 @@ if p[0].current_element == 'something_else':
 
 // ---------------------------------------------------------------- results
 
-@script:python report_direct depends on !patch && !context@
+@script:python results@
 @@
+reach = R.closure(True, False)
 for fn in sorted(ENTRY):
-    for (lk, l, p) in TAKES.get(fn, []):
-        for (rule, ctx) in ENTRY[fn]:
-            emit(p, fn, l, ctx, rule)
+    for (lab, ap, chain, site) in reach.get(fn, []):
+        STAR.add(R.key(site))
+        if CFG['mode'] in ('report', 'org'):
+            for (rule, ctx) in ENTRY[fn]:
+                emit(site, fn, lab, chain, ctx, rule, ap)
 
-@via exists@
-identifier fn : script:python () { fn in ENTRY };
+@depends on context exists@
 identifier h;
-position pc;
+position p : script:python () { R.key(p[0]) in STAR };
 @@
-fn(...) {
- ... when any
- h@pc(...)
- ... when any
-}
-
-@script:python depends on !patch && !context@
-h << via.h;
-pc << via.pc;
-@@
-fn = pc[0].current_element
-if h in TAKES and h != fn:
-    for (lk, l, p) in TAKES[h]:
-        for (rule, ctx) in ENTRY[fn]:
-            emit(pc, fn, '%s via %s()' % (l, h), ctx, rule, p)
-
-@depends on context exists@
-identifier fn : script:python () { fn in ENTRY };
-identifier lk = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, spin_trylock, spin_trylock_irq, spin_trylock_irqsave, spin_trylock_bh, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, read_trylock, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, write_trylock, write_trylock_irqsave, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh};
-expression l;
-@@
-fn(...) {
- ... when any
-*lk(l, ...)
- ... when any
-}
-
-@depends on context exists@
-identifier fn : script:python () { fn in ENTRY };
-identifier h : script:python () { h in TAKES };
-@@
-fn(...) {
- ... when any
-*h(...)
- ... when any
-}
+*h@p(...)
 
 // ------------------------------------------------------------------ patch
 

@@ -4,6 +4,8 @@
 
   expect CORPUS REPORT_JSON       exact findings per corpus file, from the
                                   "expect: RULE LOCK[; RULE LOCK]" markers
+                                  (shown, rt-reachable) and "hidden: RULE
+                                  LOCK TAG" markers (tagged, not shown)
   wellformed TREE OUT_DIR NAME    report.txt / report.json are consistent and
                                   every finding points at real code
   context FILE DIFF [direct]      starred lines of a context-mode diff are
@@ -17,10 +19,13 @@ import re
 import sys
 
 RULES = ['irqoff', 'preemptoff', 'rawlock',
-         'irqchip', 'chained', 'irqhandler', 'hrtimer', 'clockevent', 'ipi']
+         'irqchip', 'chained', 'irqhandler', 'hrtimer', 'clockevent', 'ipi',
+         'cpuhp', 'cpupm', 'syscore']
+TAGS = ['rt-reachable', 'non-rt-arch', 'kconfig-excludes-rt', 'dead-code', 'test-code']
 MARK = re.compile(r'expect:\s*(.*?)\s*(\*/)?\s*$')
+HIDDEN = re.compile(r'hidden:\s*(.*?)\s*(\*/)?\s*$')
 LINE = re.compile(r'^(?P<file>[^:\t]+):(?P<line>\d+)\t(?P<function>[^\t]+)\t(?P<lock>[^\t]+)\t'
-                  r'(?P<context>[^\t]+)\t(?P<rule>[a-z]+)$')
+                  r'(?P<context>[^\t]+)\t(?P<rule>[a-z]+)\t(?P<tag>[a-z-]+)(\talso: (?P<also>.*))?$')
 
 
 def result(ok, name, details=()):
@@ -42,23 +47,48 @@ def expected(path):
     return exp
 
 
+def hidden(path):
+    exp = set()
+    with open(path) as fh:
+        for n, line in enumerate(fh, 1):
+            m = HIDDEN.search(line)
+            if m:
+                rule, rest = m.group(1).split(None, 1)
+                lock, tag = rest.rsplit(None, 1)
+                exp.add((n, rule, lock.strip(), tag))
+    return exp
+
+
 def cmd_expect(corpus, report):
     with open(report) as fh:
         rep = json.load(fh)
-    got = {}
+    got, gothid = {}, {}
     for f in rep['findings']:
-        got.setdefault(os.path.basename(f['file']), set()).add((f['line'], f['rule'], f['lock']))
-    covered = set()
+        name = os.path.basename(f['file'])
+        if f['tag'] == 'rt-reachable':
+            got.setdefault(name, set()).add((f['line'], f['rule'], f['lock']))
+        else:
+            gothid.setdefault(name, set()).add((f['line'], f['rule'], f['lock'], f['tag']))
+    covered, tags = set(), set()
     files = sorted(x for x in os.listdir(corpus) if x.endswith('.c'))
     for name in files:
         exp = expected(os.path.join(corpus, name))
+        hid = hidden(os.path.join(corpus, name))
         covered |= {r for (_, r, _) in exp}
+        tags |= {t for (_, _, _, t) in hid}
         act = got.pop(name, set())
+        acth = gothid.pop(name, set())
         det = ['missing %s:%d %s %s' % (name, l, r, k) for (l, r, k) in sorted(exp - act)]
         det += ['unexpected %s:%d %s %s' % (name, l, r, k) for (l, r, k) in sorted(act - exp)]
-        result(exp == act, 'corpus %s: exactly the %d expected findings' % (name, len(exp)), det)
-    result(not got, 'no findings outside the corpus files',
-           ['unexpected file %s' % f for f in sorted(got)])
+        det += ['missing hidden %s:%d %s %s %s' % ((name,) + x) for x in sorted(hid - acth)]
+        det += ['unexpected hidden %s:%d %s %s %s' % ((name,) + x) for x in sorted(acth - hid)]
+        result(exp == act and hid == acth, 'corpus %s: exactly the %d expected findings (%d tagged hidden)'
+               % (name, len(exp), len(hid)), det)
+    result(not got and not gothid, 'no findings outside the corpus files',
+           ['unexpected file %s' % f for f in sorted(set(got) | set(gothid))])
+    want = {'dead-code', 'test-code'}
+    result(want <= tags, 'corpus has hidden findings tagged %s' % ', '.join(sorted(want)),
+           ['no hidden %s' % t for t in sorted(want - tags)])
     missing = [r for r in RULES if r not in covered]
     result(not missing, 'corpus has positives for every rule (%d rules)' % len(RULES),
            ['no positive for %s' % r for r in missing])
@@ -101,8 +131,13 @@ def cmd_wellformed(tree, out, name):
             det.append('total for %s says %s, %d lines' % (r, totals.get(r), n))
         if rep['totals'].get(r) != n:
             det.append('JSON total for %s says %s, %d lines' % (r, rep['totals'].get(r), n))
-    if rep['total'] != len(rows) or len(rep['findings']) != len(rows):
-        det.append('JSON total %s / %d findings, text %d' % (rep['total'], len(rep['findings']), len(rows)))
+    shown = [f for f in rep['findings'] if rep.get('all_tags') or f['tag'] == 'rt-reachable']
+    if rep['total'] != len(rows) or len(shown) != len(rows):
+        det.append('JSON total %s / %d shown findings, text %d' % (rep['total'], len(shown), len(rows)))
+    if any(f['tag'] not in TAGS for f in rep['findings']):
+        det.append('JSON finding with an unknown tag')
+    if sum(rep['tags'].values()) != len(rep['findings']):
+        det.append('JSON tag counts %s do not add up to %d findings' % (rep['tags'], len(rep['findings'])))
     if not any('run time' in c for c in comments):
         det.append('no run time in report.txt')
     # every finding points at real code: the file exists, the line holds
@@ -126,8 +161,13 @@ def cmd_wellformed(tree, out, name):
             det.append('%s:%d: line out of range' % (f, n))
             continue
         text = re.sub(r'\s+', '', src[n - 1])
-        m = re.match(r'^(.*) via (\w+)\(\)$', r['lock'])
-        want = (m.group(2) + '(') if m else r['lock']
+        m = re.match(r'^(.*?) via (\w+)\(\)', r['lock'])
+        if m:
+            want = m.group(2) + '('
+        elif re.match(r'^\w+\(\)$', r['lock']):
+            want = r['lock'][:-1]
+        else:
+            want = r['lock']
         if want not in text:
             det.append('%s:%d: %r not on the line' % (f, n, want))
         if not re.search(r'\b%s\s*\(' % re.escape(r['function']), '\n'.join(src)):

@@ -50,10 +50,31 @@ else
 fi
 check expect "$corpus" "$tmp/corpus-out/report.json"
 check wellformed "$corpus" "$tmp/corpus-out" corpus
+# the three call sites of take_s() in collapse() are one finding
+if python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+f = [x for x in r["findings"] if x["file"] == "dead.c" and x["function"] == "collapse"]
+sys.exit(0 if len(f) == 1 and len(f[0]["sites"]) == 2 else 1)' "$tmp/corpus-out/report.json"; then
+	ok "one finding for a helper's lock reached from three call sites, listing the other two"
+else
+	notok "one finding for a helper's lock reached from three call sites, listing the other two"
+fi
+# --all lists the hidden findings with their tags
+"$cocci/run.sh" --tree "$corpus" --out "$tmp/corpus-all" -j 2 --all >"$tmp/corpus-all.log" 2>&1
+n_all=$(grep -vc '^#' "$tmp/corpus-all/report.txt")
+n_def=$(grep -vc '^#' "$tmp/corpus-out/report.txt")
+n_json=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$tmp/corpus-out/report.json")
+if [ "$n_all" = "$n_json" ] && [ "$n_def" -lt "$n_all" ] && grep -q '	dead-code' "$tmp/corpus-all/report.txt" &&
+	! grep -q '	dead-code' "$tmp/corpus-out/report.txt"; then
+	ok "--all shows all $n_all tagged findings, the default $n_def rt-reachable ones"
+else
+	notok "--all shows all tagged findings, the default the rt-reachable ones" "all $n_all json $n_json default $n_def"
+fi
+check wellformed "$corpus" "$tmp/corpus-all" corpus-all
 
 # --- context and org modes ---------------------------------------------------
 mode() { # mode SP FILE MODE OUT
-	(cd "$corpus" && spatch --very-quiet --sp-file "$cocci/$1.cocci" -D "$3" \
+	(cd "$corpus" && PYTHONPATH="$cocci" spatch --very-quiet --sp-file "$cocci/$1.cocci" -D "$3" \
 		--no-includes --include-headers "$2") >"$4" 2>"$4.err"
 }
 mode sleeping_lock_hardirq irqchip.c context "$tmp/ctx-irqchip"
@@ -71,9 +92,9 @@ patchrun() {
 	local d=$tmp/patch-$1
 	rm -rf "$d"; mkdir -p "$d"
 	cp "$corpus/$1" "$d/"
-	(cd "$d" && spatch --very-quiet --sp-file "$cocci/$2.cocci" -D patch --in-place \
+	(cd "$d" && PYTHONPATH="$cocci" spatch --very-quiet --sp-file "$cocci/$2.cocci" -D patch --in-place \
 		--no-includes --include-headers "$1") >"$d.log" 2>&1
-	(cd "$d" && spatch --very-quiet --sp-file "$cocci/$2.cocci" -D report \
+	(cd "$d" && PYTHONPATH="$cocci" spatch --very-quiet --sp-file "$cocci/$2.cocci" -D report \
 		--no-includes --include-headers "$1") >"$d.report" 2>&1
 }
 has() { grep -qF -- "$2" "$1"; }
@@ -117,14 +138,14 @@ if [ $rc = 2 ]; then ok "run.sh rejects an unknown option (exit 2)"; else notok 
 
 # --- one real subsystem ------------------------------------------------------------
 tree=${COCCI_TREE:-}
-subs="kernel/irq drivers/pinctrl"
+subs="kernel/irq drivers/pinctrl/samsung"
 if [ -z "$tree" ]; then
 	tarball=/usr/src/linux-source-6.12.tar.xz
 	if [ -f "$tarball" ]; then
 		mkdir -p "$tmp/src"
 		t0=$(date +%s)
 		if tar -xf "$tarball" -C "$tmp/src" --wildcards 'linux-source-6.12/Makefile' \
-			'linux-source-6.12/kernel/irq/*' 'linux-source-6.12/drivers/pinctrl/*' 2>"$tmp/tar.err"; then
+			'linux-source-6.12/kernel/irq/*' 'linux-source-6.12/drivers/pinctrl/samsung/*' 2>"$tmp/tar.err"; then
 			tree=$tmp/src/linux-source-6.12
 			ok "extracted $subs from $tarball in $(( $(date +%s) - t0 )) s"
 		else

@@ -11,7 +11,13 @@
 #ifndef RTPI_H
 #define RTPI_H
 
+/* what librtpi's rtpi.h brings in: programs rely on it */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #ifdef __cplusplus
@@ -37,11 +43,10 @@ typedef union pi_cond {
 	struct {
 		uint32_t seq;		/* futex word the waiters sleep on */
 		uint32_t lock;		/* internal PI lock (TID word) */
-		uint32_t waiters;	/* threads inside pi_cond_*wait */
-		uint32_t woken;		/* of those, already woken */
+		uint32_t waiters;	/* upper bound of sleepers */
+		uint32_t spare_;
 		int64_t mutex_off;	/* mutex address - cond address */
-		uint32_t gone;		/* destroy handshake futex word */
-		uint32_t destroying;
+		uint32_t spare2_[2];
 		uint32_t flags;		/* RTPI_COND_* */
 		uint32_t magic;
 	};
@@ -55,7 +60,7 @@ typedef union pi_cond {
 
 /* positional, every field: valid C and C++ (librtpi offers both) */
 #define PI_MUTEX_INIT(f) { { 0, (uint32_t)(f), RTPI_MUTEX_MAGIC_ } }
-#define PI_COND_INIT(f)  { { 0, 0, 0, 0, 0, 0, 0, (uint32_t)(f), RTPI_COND_MAGIC_ } }
+#define PI_COND_INIT(f)  { { 0, 0, 0, 0, 0, { 0, 0 }, (uint32_t)(f), RTPI_COND_MAGIC_ } }
 
 #define DEFINE_PI_MUTEX(mutex, flags) pi_mutex_t mutex = PI_MUTEX_INIT(flags)
 #define DEFINE_PI_COND(condvar, flags) pi_cond_t condvar = PI_COND_INIT(flags)

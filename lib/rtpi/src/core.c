@@ -151,21 +151,72 @@ static int ts_passed(clockid_t clk, const struct timespec *abstime)
 	       (now.tv_sec == abstime->tv_sec && now.tv_nsec >= abstime->tv_nsec);
 }
 
+/* Each condvar incarnation starts its sequence at a value of its own (never
+ * 0, which zeroed memory holds), so that a waiter that registered with a
+ * condvar and was preempted before its futex call can never match the
+ * sequence of a new condvar built in the same memory after a destroy: its
+ * futex call fails with EAGAIN (a spurious wake-up) instead of sleeping on
+ * somebody else's condvar. */
+static uint32_t seq_fresh(void)
+{
+	static _Atomic uint32_t incarnation;
+	uint32_t v = (atomic_fetch_add(&incarnation, 1) + 1) * 0x9e3779b1u;
+
+	v ^= rtpi_tid() << 20;
+	return v ? v : 1;
+}
+
 void cv_core_init(struct cv_core *cv)
 {
-	atomic_store_explicit(&cv->seq, 0, memory_order_relaxed);
+	atomic_store_explicit(&cv->seq, seq_fresh(), memory_order_relaxed);
 	atomic_store_explicit(&cv->lock, 0, memory_order_relaxed);
 	cv->waiters = 0;
-	cv->woken = 0;
-	cv->mutex_off = 0;
-	atomic_store_explicit(&cv->gone, 0, memory_order_relaxed);
-	cv->destroying = 0;
+	cv->spare = 0;
+	atomic_store_explicit(&cv->mutex_off, 0, memory_order_relaxed);
 	HG_NOCHECK(cv, sizeof(*cv));
 }
 
 static _Atomic uint32_t *cv_target(struct cv_core *cv)
 {
-	return (_Atomic uint32_t *)((char *)cv + cv->mutex_off);
+	return (_Atomic uint32_t *)((char *)cv +
+		atomic_load_explicit(&cv->mutex_off, memory_order_relaxed));
+}
+
+/* Next sequence value, skipping 0 (see seq_fresh). Under cv->lock. */
+static uint32_t seq_bump(struct cv_core *cv)
+{
+	uint32_t s = atomic_fetch_add_explicit(&cv->seq, 1, memory_order_release) + 1;
+
+	if (s == 0)
+		s = atomic_fetch_add_explicit(&cv->seq, 1, memory_order_release) + 1;
+	return s;
+}
+
+/* Wake one (all = 0) or every sleeper, moving them onto the PI mutex word
+ * target, and do the waiters' bookkeeping for them.  Under cv->lock.
+ * Returns the number of threads the kernel woke or requeued, or -errno.
+ *
+ * cv->waiters is an upper bound of the threads that may sleep on seq: a
+ * woken waiter never touches the condvar again, so a waiter that leaves by
+ * a time-out or a cancellation is not subtracted.  The bound is exact again
+ * after every call that finds no sleeper: once seq moved, a registered
+ * thread that has not reached the kernel yet gets EAGAIN and leaves. */
+static long cv_requeue(struct cv_core *cv, _Atomic uint32_t *target, int priv,
+		       int all)
+{
+	uint32_t s = seq_bump(cv);
+	/* nr_wake must be 1; nr_requeue travels in the timeout slot */
+	long r = rtpi_futex(&cv->seq, FUTEX_CMP_REQUEUE_PI | priv, 1,
+			    (const struct timespec *)(uintptr_t)(all ? INT_MAX : 0),
+			    target, s);
+
+	if (r < 0)
+		return r;	/* nobody moved: keep the bound */
+	if (r == 0 || all || cv->waiters <= (uint32_t)r)
+		cv->waiters = 0;
+	else
+		cv->waiters -= (uint32_t)r;
+	return r;
 }
 
 struct wait_ctx {
@@ -187,48 +238,33 @@ static int wait_reown(const struct cv_mutex *mx)
 	return mx->lock(mx->obj);
 }
 
-/* Deregister; called with the user mutex held.  Returns 1 if the condvar's
- * sequence moved while we waited (we may have been signalled). */
-static int wait_leave(struct wait_ctx *c)
-{
-	struct cv_core *cv = c->cv;
-	int moved;
-
-	pil_lock(&cv->lock, c->priv);
-	moved = atomic_load_explicit(&cv->seq, memory_order_relaxed) != c->seq;
-	cv->waiters--;
-	if (cv->woken)
-		cv->woken--;
-	if (cv->woken > cv->waiters)
-		cv->woken = cv->waiters;
-	if (cv->waiters == 0 && cv->destroying) {
-		atomic_store(&cv->gone, 1);
-		rtpi_futex(&cv->gone, FUTEX_WAKE | c->priv, INT_MAX, NULL, NULL, 0);
-	}
-	pil_unlock(&cv->lock, c->priv);
-	return moved;
-}
-
+#ifndef RTPI_NO_CANCELLATION
+/* Cancellation cleanup: POSIX wants the mutex re-acquired before the
+ * caller's handlers run.  Holding it, pass on a wake-up this thread may
+ * have taken with it, so that the other waiters do not miss it (a spurious
+ * wake-up at most).  The condvar is still valid here: a thread cancelled in
+ * the wait must be joined before the condvar is destroyed (rtpi(7)). */
 static void wait_cancelled(void *arg)
 {
 	struct wait_ctx *c = arg;
 
 	wait_reown(c->mx);
-	/* POSIX: a cancelled waiter must not swallow a signal meant for the
-	 * others: pass a possibly consumed one on (a spurious wake-up at most). */
-	if (wait_leave(c))
+	if (atomic_load_explicit(&c->cv->seq, memory_order_relaxed) != c->seq)
 		cv_wake(c->cv, NULL, c->priv, 0);
 }
 
 /* The futex wait as a cancellation point: asynchronous cancellation is
- * enabled only around the system call; the handler re-owns the mutex
- * (handed over by the kernel or not) before the caller's handlers run. */
-static long wait_cancellable(struct wait_ctx *c, int op,
-			     const struct timespec *abstime)
+ * enabled only around the system call (as glibc does for its cancellable
+ * system calls); the handler re-owns the mutex (handed over by the kernel
+ * or not) before the caller's handlers run. */
+static long wait_futex(struct wait_ctx *c, int op, const struct timespec *abstime,
+		       int cancellable)
 {
 	long r;
 	int oldtype;
 
+	if (!cancellable)
+		return rtpi_futex(&c->cv->seq, op, c->seq, abstime, c->mx->word, 0);
 	pthread_cleanup_push(wait_cancelled, c);
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &oldtype);
 	r = rtpi_futex(&c->cv->seq, op, c->seq, abstime, c->mx->word, 0);
@@ -236,12 +272,44 @@ static long wait_cancellable(struct wait_ctx *c, int op,
 	pthread_cleanup_pop(0);
 	return r;
 }
+#else
+/* built without cancellation (CANCEL=0): the wait is no cancellation point */
+static long wait_futex(struct wait_ctx *c, int op, const struct timespec *abstime,
+		       int cancellable)
+{
+	(void)cancellable;
+	return rtpi_futex(&c->cv->seq, op, c->seq, abstime, c->mx->word, 0);
+}
+#endif
+
+/* Register as a waiter (caller owns the mutex).  0 or EINVAL/errno. */
+static int wait_register(struct wait_ctx *c, int64_t off)
+{
+	struct cv_core *cv = c->cv;
+	int e = pil_lock(&cv->lock, c->priv);
+
+	if (e)
+		return e;
+	if (cv->waiters && c->priv &&
+	    atomic_load_explicit(&cv->mutex_off, memory_order_relaxed) != off) {
+		/* the count is an upper bound: look whether anybody really
+		 * sleeps with the other mutex (they get a spurious wake-up) */
+		if (cv_requeue(cv, cv_target(cv), c->priv, 1) > 0) {
+			pil_unlock(&cv->lock, c->priv);
+			return EINVAL;	/* another mutex is in use */
+		}
+	}
+	atomic_store_explicit(&cv->mutex_off, off, memory_order_relaxed);
+	cv->waiters++;
+	c->seq = atomic_load_explicit(&cv->seq, memory_order_relaxed);
+	pil_unlock(&cv->lock, c->priv);
+	return 0;
+}
 
 int cv_wait(struct cv_core *cv, const struct cv_mutex *mx, int priv,
 	    clockid_t clk, const struct timespec *abstime, int cancellable)
 {
 	struct wait_ctx c = { .cv = cv, .mx = mx, .priv = priv };
-	int64_t off = (char *)mx->word - (char *)cv;
 	int op = FUTEX_WAIT_REQUEUE_PI | priv;
 	int ret = 0, e;
 	long r;
@@ -250,56 +318,34 @@ int cv_wait(struct cv_core *cv, const struct cv_mutex *mx, int priv,
 		return ETIMEDOUT;
 	if (clk == CLOCK_REALTIME)
 		op |= FUTEX_CLOCK_REALTIME;
-
-	e = pil_lock(&cv->lock, priv);
+	e = wait_register(&c, (char *)mx->word - (char *)cv);
 	if (e)
 		return e;
-	/* (process-shared: each process may map the objects elsewhere) */
-	if (cv->waiters && cv->mutex_off != off && priv) {
-		pil_unlock(&cv->lock, priv);
-		return EINVAL;	/* another mutex is in use with this condvar */
-	}
-	cv->mutex_off = off;
-	cv->waiters++;
-	c.seq = atomic_load_explicit(&cv->seq, memory_order_relaxed);
-	pil_unlock(&cv->lock, priv);
-
 	e = mx->unlock(mx->obj);
-	if (e) {
-		wait_leave(&c);
-		return e;
-	}
+	if (e)
+		return e;	/* not the owner after all: stays counted */
 
-	if (cancellable)
-		r = wait_cancellable(&c, op, abstime);
-	else
-		r = rtpi_futex(&cv->seq, op, c.seq, abstime, mx->word, 0);
-
+	/* From here on the condvar is not touched: after a broadcast, the
+	 * thread that gets the mutex first may destroy and free it. */
+	r = wait_futex(&c, op, abstime, cancellable);
 	if (r == -ETIMEDOUT)
 		ret = ETIMEDOUT;
 	else if (r < 0 && r != -EAGAIN && r != -EINTR)
 		ret = (int)-r;
 	e = wait_reown(mx);
-	if (e && !ret)
-		ret = e;
-	/* Time-out, but the condvar moved meanwhile: report the wake-up, so
-	 * that a signal that picked us is never lost. */
-	if (wait_leave(&c) && ret == ETIMEDOUT)
-		ret = 0;
-	return ret;
+	return e ? e : ret;
 }
 
 int cv_wake(struct cv_core *cv, _Atomic uint32_t *mx_word, int priv, int all)
 {
 	_Atomic uint32_t *target;
-	uint32_t s;
 	long r;
 	int e;
 
 	e = pil_lock(&cv->lock, priv);
 	if (e)
 		return e;
-	if (cv->waiters == cv->woken) {	/* nobody blocked */
+	if (cv->waiters == 0) {	/* nobody can be asleep: no system call */
 		pil_unlock(&cv->lock, priv);
 		return 0;
 	}
@@ -311,15 +357,7 @@ int cv_wake(struct cv_core *cv, _Atomic uint32_t *mx_word, int priv, int all)
 		}
 		target = mx_word;	/* shared: trust the caller's mapping */
 	}
-	s = atomic_fetch_add_explicit(&cv->seq, 1, memory_order_release) + 1;
-	/* nr_wake must be 1; nr_requeue travels in the timeout slot */
-	r = rtpi_futex(&cv->seq, FUTEX_CMP_REQUEUE_PI | priv, 1,
-		       (const struct timespec *)(uintptr_t)(all ? INT_MAX : 0),
-		       target, s);
-	if (all)
-		cv->woken = cv->waiters;
-	else if (cv->woken < cv->waiters)
-		cv->woken++;
+	r = cv_requeue(cv, target, priv, all);
 	pil_unlock(&cv->lock, priv);
 	return r < 0 ? (int)-r : 0;
 }
@@ -330,35 +368,31 @@ int cv_idle(struct cv_core *cv, int priv)
 
 	pil_lock(&cv->lock, priv);
 	idle = cv->waiters == 0;
+	if (!idle && priv)	/* an upper bound: look */
+		idle = cv_requeue(cv, cv_target(cv), priv, 1) == 0;
 	pil_unlock(&cv->lock, priv);
 	return idle;
 }
 
 int cv_destroy(struct cv_core *cv, int priv, int mutex_visible)
 {
+	long r = 0;
 	int e = pil_lock(&cv->lock, priv);
 
 	if (e)
 		return e;
-	if (cv->waiters == 0) {
-		pil_unlock(&cv->lock, priv);
-		return 0;
+	if (cv->waiters) {
+		/* Threads counted may still sleep, or be about to (registered,
+		 * not yet in the kernel).  Moving seq sends the latter away
+		 * with EAGAIN; sleepers, if the mutex is known here, are moved
+		 * onto it (a spurious wake-up) and make the condvar busy. */
+		if (mutex_visible)
+			r = cv_requeue(cv, cv_target(cv), priv, 1);
+		else
+			seq_bump(cv);
 	}
-	/* Waiters nobody has woken: the condvar is in use. Waiters already
-	 * woken only need the mutex back: wait for them, unless we hold it. */
-	if (cv->woken < cv->waiters ||
-	    (mutex_visible && pil_owned(cv_target(cv)))) {
-		pil_unlock(&cv->lock, priv);
+	pil_unlock(&cv->lock, priv);
+	if (r > 0)
 		return EBUSY;
-	}
-	cv->destroying = 1;
-	atomic_store(&cv->gone, 0);
-	pil_unlock(&cv->lock, priv);
-	while (atomic_load(&cv->gone) == 0)
-		rtpi_futex(&cv->gone, FUTEX_WAIT | priv, 0, NULL, NULL, 0);
-	/* the last waiter wakes us while it still holds the internal lock */
-	pil_lock(&cv->lock, priv);
-	cv->destroying = 0;
-	pil_unlock(&cv->lock, priv);
-	return 0;
+	return r < 0 ? (int)-r : 0;
 }

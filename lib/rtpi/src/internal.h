@@ -52,11 +52,11 @@ void pil_acquired(_Atomic uint32_t *w);	/* after a kernel hand-over */
 struct cv_core {
 	_Atomic uint32_t seq;		/* futex word waiters sleep on */
 	_Atomic uint32_t lock;		/* internal PI lock */
-	uint32_t waiters;		/* threads inside wait (under lock) */
-	uint32_t woken;			/* of those, woken by signal/broadcast */
-	int64_t mutex_off;		/* (char *)mutex word - (char *)cv */
-	_Atomic uint32_t gone;		/* destroy handshake futex word */
-	uint32_t destroying;		/* under lock */
+	uint32_t waiters;		/* upper bound of sleepers (under lock) */
+	uint32_t spare;
+	_Atomic int64_t mutex_off;	/* (char *)mutex word - (char *)cv;
+					 * read lock-free by the C++ notify */
+	uint32_t spare2[2];
 };
 
 /* How the core releases and re-acquires the caller's mutex. */
@@ -74,12 +74,15 @@ void cv_core_init(struct cv_core *cv);
  * cancellable: the wait is a pthread cancellation point. */
 int cv_wait(struct cv_core *cv, const struct cv_mutex *mx, int priv,
 	    clockid_t clockid, const struct timespec *abstime, int cancellable);
-/* mx_word: the mutex word the caller names, or NULL to use the mutex the
+/* A woken waiter never touches the condvar again: the waker does its
+ * bookkeeping, so the condvar may be destroyed and freed by whoever holds
+ * the mutex after a broadcast.
+ * mx_word: the mutex word the caller names, or NULL to use the mutex the
  * waiters gave (drop-in). */
 int cv_wake(struct cv_core *cv, _Atomic uint32_t *mx_word, int priv, int all);
-/* mutex_visible: the waiters' mutex is at mutex_off from cv in this process
- * (checked: destroy must not wait for waiters that need a mutex the caller
- * holds).  Returns 0 (no waiters left) or EBUSY. */
+/* Never waits.  mutex_visible: the waiters' mutex is at mutex_off from cv
+ * in this process, so threads still asleep can be found (they get a
+ * spurious wake-up): EBUSY.  Else 0. */
 int cv_destroy(struct cv_core *cv, int priv, int mutex_visible);
 int cv_idle(struct cv_core *cv, int priv);	/* no waiters inside? */
 int timespec_check(const struct timespec *ts);	/* 0 or EINVAL */

@@ -16,6 +16,17 @@ _Static_assert(sizeof(pi_mutex_t) == 64, "librtpi ABI: pi_mutex_t is 64 bytes");
 _Static_assert(sizeof(pi_cond_t) == 128, "librtpi ABI: pi_cond_t is 128 bytes");
 _Static_assert(sizeof(struct cv_core) == 32 &&
 	       offsetof(pi_cond_t, flags) == 32, "cv_core overlays pi_cond_t");
+_Static_assert(offsetof(pi_cond_t, mutex_off) == offsetof(struct cv_core, mutex_off),
+	       "rtpi/condition_variable.hpp reads mutex_off");
+
+/* pi_cond_wait/timedwait are cancellation points, as in librtpi's default
+ * build; make CANCEL=0 (-DRTPI_NO_CANCELLATION) turns that off like
+ * librtpi's --disable-cancellation. */
+#ifdef RTPI_NO_CANCELLATION
+#define RTPI_CANCELLABLE 0
+#else
+#define RTPI_CANCELLABLE 1
+#endif
 
 #define MWORD(m) ((_Atomic uint32_t *)&(m)->futex)
 #define CCORE(c) ((struct cv_core *)(void *)(c))
@@ -97,6 +108,8 @@ int pi_mutex_trylock(pi_mutex_t *m)
 
 	if (!mvalid(m))
 		return EINVAL;
+	if (pil_owned(MWORD(m)))
+		return EDEADLK;	/* as librtpi: what FUTEX_TRYLOCK_PI says */
 	HG_LOCK_PRE(m, 1);
 	e = pil_trylock(MWORD(m), mpriv(m));
 	if (!e)
@@ -151,7 +164,9 @@ int pi_cond_destroy(pi_cond_t *c)
 
 	if (!cvalid(c))
 		return EINVAL;
-	/* a process-shared mutex may sit elsewhere in this process's map */
+	/* a process-shared mutex may sit elsewhere in this process's map;
+	 * never waits, so it is legal right after a broadcast holding the
+	 * mutex (woken waiters do not touch the condvar again) */
 	e = cv_destroy(CCORE(c), cpriv(c), cpriv(c) != 0);
 	if (!e)
 		c->magic = RTPI_DEAD_MAGIC;
@@ -197,7 +212,8 @@ int pi_cond_timedwait(pi_cond_t *c, pi_mutex_t *m, const struct timespec *abstim
 
 	if (!cvalid(c) || !mvalid(m))
 		return EINVAL;
-	if (abstime && timespec_check(abstime))
+	/* as librtpi: a negative tv_sec is invalid, not a past time */
+	if (abstime && (timespec_check(abstime) || abstime->tv_sec < 0))
 		return EINVAL;
 	/* futex requeue needs both words in the same kind of key */
 	if (mpriv(m) != cpriv(c))
@@ -209,7 +225,7 @@ int pi_cond_timedwait(pi_cond_t *c, pi_mutex_t *m, const struct timespec *abstim
 	e = cv_wait(CCORE(c), &mx, cpriv(c),
 		    (c->flags & RTPI_COND_CLOCK_REALTIME) ? CLOCK_REALTIME
 							   : CLOCK_MONOTONIC,
-		    abstime, 0);
+		    abstime, RTPI_CANCELLABLE);
 	HG_AFTER(c);
 	return e;
 }

@@ -45,6 +45,29 @@ run preload 0 env LD_PRELOAD="$PWD/$B/librtpi-preload.so" "$B/t_conf_pthread"
 run asan+ubsan/api 0 "$B/san/t_api"
 run asan+ubsan/native 0 "$B/san/t_conf_native"
 run asan+ubsan/preload-linked 0 "$B/san/t_conf_pthread"
+pre="env LD_PRELOAD=$PWD/$B/librtpi-preload.so"
+run cancel/native 0 "$B/t_cancel_native"
+run cancel/preload 0 $pre "$B/t_cancel_pthread"
+run cancel/CANCEL=0 0 "$B/nocancel/t_cancel_native" off
+run asan+ubsan/cancel-native 0 "$B/san/t_cancel_native"
+run asan+ubsan/cancel-preload-linked 0 "$B/san/t_cancel_pthread"
+run destroy/native 0 "$B/t_destroy_native"
+run destroy/preload 0 $pre "$B/t_destroy_pthread"
+run asan+ubsan/destroy-native 0 "$B/san/t_destroy_native"
+run asan+ubsan/destroy-preload-linked 0 "$B/san/t_destroy_pthread"
+# 1..16 waiters under TSan: 1..64 would take minutes there
+run tsan/destroy-native 0 "$B/tsan/t_destroy_native" 16
+run tsan/destroy-preload-linked 0 "$B/tsan/t_destroy_pthread" 16
+run c++11 0 "$B/t_cxx11"
+run c++17 0 "$B/t_cxx17"
+run asan+ubsan/c++17 0 "$B/san/t_cxx17"
+for h in t_header t_header_cxx; do
+	if "$B/$h" >"$out" 2>&1; then
+		ok "[header] $h: a program including only rtpi.h (EXIT_FAILURE, pthread_create, PRIu64, errno values, FUTEX_WAITERS) builds with -Wall -Wextra -Werror and runs"
+	else
+		nok "[header] $h: failed check $? $(head -1 "$out")"
+	fi
+done
 run tsan/native 0 "$B/tsan/t_stress_native" "$STRESS_MS" 4 8
 run tsan/preload-linked 0 "$B/tsan/t_stress_pthread" "$STRESS_MS" 4 8
 
@@ -80,7 +103,7 @@ if make -s install DESTDIR="$D" PREFIX=/usr/local >"$out" 2>&1; then
 	else
 		nok "[install] building against the installed library failed"
 	fi
-	for f in include/rtpi.h lib/librtpi.so.1 lib/librtpi-preload.so lib/pkgconfig/rtpi.pc \
+	for f in include/rtpi.h include/rtpi/mutex.hpp include/rtpi/condition_variable.hpp lib/librtpi.so.1 lib/librtpi-preload.so lib/pkgconfig/rtpi.pc \
 		share/man/man3/pi_cond_wait.3 share/man/man7/rtpi-preload.7 libexec/rtlab/rtpi-inversion \
 		libexec/rtlab/rtpi-wakeup; do
 		[ -e "$D/usr/local/$f" ] || { nok "[install] missing $f"; continue; }

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -65,6 +66,8 @@ const char *src_name(int s)
 	default: return "none";
 	}
 }
+
+static int read_generation(struct daemon *d, unsigned long long *gen);
 
 /* ------------------------------------------------------------ pending */
 
@@ -120,6 +123,10 @@ static void arm_timer(struct daemon *d)
 	for (size_t i = 0; i < d->npend; i++)
 		if (!min || d->pend[i].due < min)
 			min = d->pend[i].due;
+	/* the event path should not pay a syscall for an unchanged timer */
+	if (min == d->armed_due)
+		return;
+	d->armed_due = min;
 	if (min) {
 		its.it_value.tv_sec = min / 1000000000ull;
 		its.it_value.tv_nsec = min % 1000000000ull;
@@ -295,7 +302,6 @@ static void run_pending(struct daemon *d)
 int scan(struct daemon *d, bool force)
 {
 	char path[PATH_MAX];
-	struct pidset seen;
 	struct dirent *de;
 	DIR *dir;
 	int nnew = 0;
@@ -310,24 +316,24 @@ int scan(struct daemon *d, bool force)
 		log_err("cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	pidset_init(&seen);
+	/* the known set is updated in place: no new set per scan */
+	pidset_begin(&d->known);
 	while ((de = readdir(dir))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
 		if (*end || pid <= 0)
 			continue;
-		if (!force && pidset_has(&d->known, pid)) {
-			pidset_add(&seen, pid);
+		if (!force && pidset_touch(&d->known, pid))
 			continue;
-		}
 		nnew++;
 		if (examine(d, pid, d->o->pid ? d->o->pid : pid, false))
-			pidset_add(&seen, pid);
+			pidset_add(&d->known, pid);
+		else
+			pidset_del(&d->known, pid);
 	}
 	closedir(dir);
-	pidset_free(&d->known);
-	d->known = seen;
+	pidset_sweep(&d->known);
 	d->stat_scans++;
 	arm_timer(d);
 	return nnew;
@@ -338,20 +344,18 @@ int scan(struct daemon *d, bool force)
 static int open_sysfs_gen(struct daemon *d)
 {
 	char path[PATH_MAX];
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/kernel/irq/generation",
 		 d->o->sysroot);
 	d->irqfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->irqfd < 0)
 		return -errno;
-	n = pread(d->irqfd, d->gen, sizeof(d->gen) - 1, 0);
-	if (n <= 0) {
+	if (read_generation(d, &d->gen)) {
 		close(d->irqfd);
 		d->irqfd = -1;
 		return -EIO;
 	}
-	d->gen[n] = 0;
+	d->gen_valid = true;
 	return 0;
 }
 
@@ -521,171 +525,345 @@ static bool pid_in(const pid_t *v, size_t n, pid_t p)
 }
 
 /*
- * Read one irq's thread list (from offset 0 of the open file) and examine
- * the pids it did not list last time.  -1 when the file is gone (the
- * descriptor was freed).
+ * A thread the kernel lists in /sys/kernel/irq/<N>/threads: the line
+ * gives irq, action and kind, and the kernel lists a thread only once it
+ * has set its default policy (patches 0001, 0003), so neither /proc nor a
+ * later re-check is needed.  The name is built as /proc shows a kernel
+ * thread's: "irq/N-action" or "irq/N-s-action", cut to COMM_LEN - 1.
+ */
+static void apply_listed(struct daemon *d, int irq, const struct thread_line *tl)
+{
+	struct task_info t;
+	const struct rule *r;
+	enum apply_result res;
+
+	memset(&t, 0, sizeof(t));
+	t.pid = t.tgid = tl->pid;
+	t.kthread = true;
+	t.irq = irq;
+	t.secondary = tl->secondary;
+	t.policy = SCHED_FIFO;
+	snprintf(t.action, sizeof(t.action), "%.*s", (int)tl->action_len,
+		 tl->action);
+	{
+		char full[COMM_LEN + ACTION_LEN + 16];
+
+		snprintf(full, sizeof(full), "irq/%d-%s%s", irq,
+			 tl->secondary ? "s-" : "", t.action);
+		snprintf(t.comm, sizeof(t.comm), "%.*s",
+			 (int)sizeof(t.comm) - 1, full);
+	}
+	pidset_add(&d->known, tl->pid);
+	if (d->npend)
+		pend_del(d, tl->pid, PEND_NAME);
+	d->stat_examined++;
+	r = rules_match(&d->rules, &t);
+	if (!r) {
+		log_debug("pid %d [%s]: no rule", t.pid, t.comm);
+		return;
+	}
+	res = rule_apply(r, &t, &d->aopts);
+	if (res == APPLY_FAILED)
+		d->stat_failed++;
+	else if (res != APPLY_GONE)
+		d->stat_applied++;
+}
+
+/* A pid the list no longer has: its irq was freed. */
+static void forget_pid(struct daemon *d, pid_t pid)
+{
+	pidset_del(&d->known, pid);
+	if (d->npend) {
+		pend_del(d, pid, PEND_NAME);
+		pend_del(d, pid, PEND_VERIFY);
+	}
+}
+
+/*
+ * Read one irq's thread list (from offset 0, which also acknowledges the
+ * notification) and, with examine_new, set the pids it did not list last
+ * time and forget the ones it no longer lists.  The lists are a few lines,
+ * so the work does not depend on the number of irqs or threads.  -1 when
+ * the file is gone (the descriptor was freed).
  */
 static int irqwatch_read(struct daemon *d, struct irqwatch *w, bool examine_new)
 {
 	char buf[8192], *line, *save = NULL;
-	pid_t *np = NULL;
-	size_t nn = 0;
+	pid_t old[64], *oldp = old;
+	size_t nold = w->npids;
 	ssize_t n;
 
 	n = pread(w->fd, buf, sizeof(buf) - 1, 0);
 	if (n < 0)
 		return -1;
 	buf[n] = 0;
+	if (nold > sizeof(old) / sizeof(old[0])) {
+		oldp = malloc(nold * sizeof(*oldp));
+		if (!oldp)
+			return 0;
+	}
+	if (nold)
+		memcpy(oldp, w->pids, nold * sizeof(*oldp));
+	w->npids = 0;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		struct thread_line tl;
-		pid_t *t;
 
 		if (thread_line_parse(line, &tl))
 			continue;
-		t = realloc(np, (nn + 1) * sizeof(*np));
-		if (!t)
-			break;
-		np = t;
-		np[nn++] = tl.pid;
+		if (w->npids == w->cap) {
+			size_t nc = w->cap ? w->cap * 2 : 4;
+			pid_t *t = realloc(w->pids, nc * sizeof(*t));
+
+			if (!t)
+				break;
+			w->pids = t;
+			w->cap = nc;
+		}
+		w->pids[w->npids++] = tl.pid;
 		/*
-		 * New in the list, or listed before it was ready (the list
-		 * shows an action before request_irq() has woken its thread)
-		 * and still waited for: look now, a change just happened.
+		 * New in the list (and not set already by a /proc scan), or
+		 * seen first through /proc or the proc connector and still
+		 * waited for: the kernel says it is ready.
 		 */
-		if (!examine_new || (pid_in(w->pids, w->npids, tl.pid) &&
-				     !pend_has(d, tl.pid, PEND_NAME)))
-			continue;
-		if (examine(d, tl.pid, tl.pid, false))
-			pidset_add(&d->known, tl.pid);
+		if (examine_new &&
+		    ((!pid_in(oldp, nold, tl.pid) &&
+		      !pidset_has(&d->known, tl.pid)) ||
+		     (d->npend && pend_has(d, tl.pid, PEND_NAME))))
+			apply_listed(d, w->irq, &tl);
 	}
-	free(w->pids);
-	w->pids = np;
-	w->npids = nn;
+	if (examine_new)
+		for (size_t i = 0; i < nold; i++)
+			if (!pid_in(w->pids, w->npids, oldp[i]))
+				forget_pid(d, oldp[i]);
+	if (oldp != old)
+		free(oldp);
 	return 0;
 }
 
-static void irqwatch_close(struct irqwatch *w)
+static void irqwatch_close(struct daemon *d, struct irqwatch *w)
 {
-	close(w->fd);
+	if (w->irq >= 0 && (size_t)w->irq < d->iw_len)
+		d->iw[w->irq] = NULL;
+	close(w->fd);	/* also leaves the epoll set */
 	free(w->pids);
+	free(w);
+	d->niw--;
+}
+
+static struct irqwatch *irqwatch_get(const struct daemon *d, long irq)
+{
+	return irq >= 0 && (size_t)irq < d->iw_len ? d->iw[irq] : NULL;
+}
+
+/* Open and poll irq's thread list; -errno. */
+static int irqwatch_open(struct daemon *d, long irq, unsigned long ino,
+			 bool examine_new)
+{
+	char path[PATH_MAX];
+	struct irqwatch *w;
+
+	if ((size_t)irq >= d->iw_len) {
+		size_t nl = d->iw_len ? d->iw_len : 64;
+		struct irqwatch **t;
+
+		while (nl <= (size_t)irq)
+			nl *= 2;
+		t = realloc(d->iw, nl * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		memset(t + d->iw_len, 0, (nl - d->iw_len) * sizeof(*t));
+		d->iw = t;
+		d->iw_len = nl;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/kernel/irq/%ld/threads",
+		 d->o->sysroot, irq);
+	w->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (w->fd < 0) {
+		int e = -errno;
+
+		free(w);
+		return e;
+	}
+	w->irq = (int)irq;
+	w->ino = ino;
+	w->walk = d->walks;
+	d->iw[irq] = w;
+	d->niw++;
+	if (d->ep >= 0) {
+		struct epoll_event ev = {
+			.events = EPOLLPRI | EPOLLERR,
+			.data.u64 = EV_IRQWATCH | (uint64_t)irq,
+		};
+
+		/* a regular file (a fake tree) cannot be polled: read only */
+		epoll_ctl(d->ep, EPOLL_CTL_ADD, w->fd, &ev);
+	}
+	irqwatch_read(d, w, examine_new);
+	return 0;
 }
 
 /*
  * Walk /sys/kernel/irq: open the thread list of each irq not watched yet
- * (or whose descriptor was freed and allocated again), read every list,
- * examine the new pids.  A few reads of small, already open files instead
- * of a walk over every task in /proc.  Returns -1 if the kernel has no
- * thread lists.
+ * (or whose directory is a new one: the descriptor was freed and
+ * allocated again) and close the lists of irqs that are gone.  Watched
+ * lists are not read: their own notifications cover them.  Needed only
+ * when the generation moved more than the thread lists were notified (a
+ * new descriptor).  Returns -1 if the kernel has no thread lists.
  */
-static int irqwatch_sync(struct daemon *d, bool examine_new)
+static int irqwatch_walk(struct daemon *d, bool examine_new)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
-	size_t keep = 0;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "%s/kernel/irq", d->o->sysroot);
 	dir = opendir(path);
 	if (!dir)
 		return -1;
-	for (size_t i = 0; i < d->niw; i++)
-		d->iw[i].seen = false;
+	d->walks++;
+	d->stat_walks++;
 	while ((de = readdir(dir))) {
-		struct irqwatch *w = NULL;
+		struct irqwatch *w;
 		char *end;
 		long irq = strtol(de->d_name, &end, 10);
 
-		if (*end || irq < 0 || end == de->d_name)
+		if (*end || irq < 0 || end == de->d_name || irq > INT_MAX)
 			continue;
-		for (size_t i = 0; i < d->niw; i++)
-			if (d->iw[i].irq == irq)
-				w = &d->iw[i];
-		if (w && irqwatch_read(d, w, examine_new) == 0) {
-			w->seen = true;
+		w = irqwatch_get(d, irq);
+		if (w && w->ino == (unsigned long)de->d_ino) {
+			w->walk = d->walks;
 			continue;
 		}
-		if (w) {	/* freed and allocated again: a new file */
-			irqwatch_close(w);
-			*w = d->iw[--d->niw];
-		}
-		{
-			struct irqwatch nw = { .irq = (int)irq, .seen = true };
-			struct irqwatch *t;
-
-			snprintf(path, sizeof(path), "%s/kernel/irq/%ld/threads",
-				 d->o->sysroot, irq);
-			nw.fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (nw.fd < 0) {
-				if (errno == ENOENT && d->niw == 0) {
-					closedir(dir);
-					return -1;	/* no thread lists */
-				}
-				continue;
-			}
-			t = realloc(d->iw, (d->niw + 1) * sizeof(*t));
-			if (!t) {
-				close(nw.fd);
-				continue;
-			}
-			d->iw = t;
-			d->iw[d->niw] = nw;
-			irqwatch_read(d, &d->iw[d->niw], examine_new);
-			d->niw++;
+		if (w)
+			irqwatch_close(d, w);
+		if (irqwatch_open(d, irq, (unsigned long)de->d_ino,
+				  examine_new) == -ENOENT && d->niw == 0) {
+			closedir(dir);
+			return -1;	/* no thread lists */
 		}
 	}
 	closedir(dir);
 	/* descriptors that are gone */
-	for (size_t i = 0; i < d->niw; i++) {
-		if (d->iw[i].seen)
-			d->iw[keep++] = d->iw[i];
-		else
-			irqwatch_close(&d->iw[i]);
-	}
-	d->niw = keep;
+	for (size_t i = 0; i < d->iw_len; i++)
+		if (d->iw[i] && d->iw[i]->walk != d->walks)
+			irqwatch_close(d, d->iw[i]);
 	return 0;
+}
+
+/* An irq's thread list was notified: one pread, constant work. */
+static void handle_irqwatch(struct daemon *d, int irq)
+{
+	struct irqwatch *w = irqwatch_get(d, irq);
+
+	if (!w)
+		return;
+	d->gen_credit++;
+	if (irqwatch_read(d, w, true))
+		irqwatch_close(d, w);	/* freed: the generation walk reopens */
+}
+
+static int read_generation(struct daemon *d, unsigned long long *gen)
+{
+	char buf[64], *end;
+	ssize_t n;
+
+	/* reading from the start re-arms sysfs_notify */
+	n = pread(d->irqfd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	*gen = strtoull(buf, &end, 10);
+	return end == buf ? -1 : 0;
+}
+
+/*
+ * Thread-list notifications pending but not yet handled (the generation
+ * is notified after the list, and epoll may report them apart): take them
+ * now, without waiting, so that they count before a walk is decided on.
+ * Other events stay pending (level-triggered) for the loop.
+ */
+static void take_pending_lists(struct daemon *d)
+{
+	struct epoll_event evs[16];
+	int n;
+
+	if (d->ep < 0)
+		return;
+	n = epoll_wait(d->ep, evs, 16, 0);
+	for (int i = 0; i < n; i++)
+		if (evs[i].data.u64 & EV_IRQWATCH)
+			handle_irqwatch(d, (int)(evs[i].data.u64 &
+						 ~EV_IRQWATCH));
+}
+
+/*
+ * The generation moved.  Each handler change moves it by one and notifies
+ * the irq's own thread list, which handle_irqwatch() counted; only a
+ * change no list accounts for (a new descriptor, not watched yet) needs a
+ * walk of /sys/kernel/irq.
+ */
+static void handle_generation(struct daemon *d)
+{
+	unsigned long long gen, delta;
+
+	if (read_generation(d, &gen))
+		return;
+	if (d->gen_valid && gen == d->gen)
+		return;
+	delta = d->gen_valid ? gen - d->gen : ~0ull;
+	if (d->gen_credit < delta) {
+		take_pending_lists(d);
+		/* a list read above may show a change the new gen has too */
+		if (read_generation(d, &gen) == 0 && d->gen_valid)
+			delta = gen - d->gen;
+	}
+	if (d->gen_credit >= delta) {
+		d->gen_credit -= delta;
+	} else {
+		irqwatch_walk(d, true);
+		d->gen_credit = 0;
+	}
+	d->gen = gen;
+	d->gen_valid = true;
 }
 
 static void handle_irq_event(struct daemon *d)
 {
-	char buf[4096];
-	ssize_t n;
+	char buf[64];
+	unsigned int applied = d->stat_applied;
+	unsigned long long t0;
 
+	d->stat_irq_events++;
+	if (d->irq_src == SRC_SYSFS && d->irqmap) {
+		handle_generation(d);
+		return;
+	}
 	if (d->irq_src == SRC_SYSFS) {
-		/* reading from the start re-arms sysfs_notify */
-		char gen[sizeof(d->gen)];
+		unsigned long long gen;
 
-		n = pread(d->irqfd, gen, sizeof(gen) - 1, 0);
-		if (n < 0)
+		if (read_generation(d, &gen) ||
+		    (d->gen_valid && gen == d->gen))
 			return;
-		gen[n] = 0;
-		if (strcmp(gen, d->gen) == 0)
-			return;
-		memcpy(d->gen, gen, sizeof(gen));
-	} else {
+		d->gen = gen;
+		d->gen_valid = true;
+	} else if (lseek(d->irqfd, 0, SEEK_SET) == 0 &&
+		   read(d->irqfd, buf, sizeof(buf)) < 0) {
 		/*
 		 * A read that starts at offset 0 acknowledges the changes so
 		 * far (a change during it is reported by the next poll); the
 		 * first bytes are enough.
 		 */
-		if (lseek(d->irqfd, 0, SEEK_SET) == 0)
-			n = read(d->irqfd, buf, 64);
+		return;
 	}
-	d->stat_irq_events++;
-	{
-		unsigned long long t0 = now_ns();
-		unsigned int applied = d->stat_applied;
-		const char *how = "scan of /proc";
-
-		if (d->irqmap && irqwatch_sync(d, true) == 0)
-			how = "irq thread lists";
-		else
-			scan(d, false);
-		arm_timer(d);
-		if (d->stat_applied != applied)
-			log_debug("irq event: found and set in %llu us (%s)",
-				  (now_ns() - t0) / 1000, how);
-	}
+	t0 = now_ns();
+	scan(d, false);
+	if (d->stat_applied != applied)
+		log_debug("irq event: found and set in %llu us (scan of /proc)",
+			  (now_ns() - t0) / 1000);
 }
 
 static int cmp_ull(const void *a, const void *b)
@@ -713,7 +891,7 @@ static void log_handle_times(struct daemon *d)
 
 static int epoll_add(int ep, int fd, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.fd = fd };
+	struct epoll_event ev = { .events = events, .data.u64 = (uint64_t)fd };
 
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
@@ -777,11 +955,81 @@ int daemon_open_sources(struct daemon *d)
 	return 0;
 }
 
+static void drain_timer(int fd)
+{
+	uint64_t x;
+
+	if (read(fd, &x, sizeof(x)) < 0 && errno != EAGAIN)
+		log_warn("timer: %s", strerror(errno));
+}
+
+static void log_exit(struct daemon *d, unsigned int signo)
+{
+	log_info("exiting on signal %u: %u threads set, %u failed, %u re-set after overwrite, %u irq events, %u scans, %u walks of /sys/kernel/irq",
+		 signo, d->stat_applied, d->stat_failed, d->stat_overwritten,
+		 d->stat_irq_events, d->stat_scans, d->stat_walks);
+	log_handle_times(d);
+}
+
+/* Signals: 1 to exit (SIGTERM, SIGINT), 0 otherwise. */
+static int handle_signals(struct daemon *d, int (*reload)(struct daemon *))
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo != SIGHUP) {
+			log_exit(d, si.ssi_signo);
+			return 1;
+		}
+		if (reload && reload(d) == 0) {
+			scan(d, true);
+			run_pending(d);
+		}
+	}
+	return 0;
+}
+
+static void record_handle_time(struct daemon *d, unsigned long long t0)
+{
+	d->handle_ns[d->nhandle++ % (sizeof(d->handle_ns) /
+				     sizeof(d->handle_ns[0]))] = now_ns() - t0;
+}
+
+int daemon_dispatch(struct daemon *d, uint64_t tag,
+		    int (*reload)(struct daemon *))
+{
+	unsigned int applied = d->stat_applied;
+	unsigned long long t0 = now_ns();
+	int fd = (int)tag;
+
+	if (tag & EV_IRQWATCH) {
+		handle_irqwatch(d, (int)(tag & ~EV_IRQWATCH));
+	} else if (fd == d->irqfd) {
+		handle_irq_event(d);
+	} else if (fd == d->nlfd) {
+		handle_netlink(d);
+	} else if (fd == d->timerfd) {
+		drain_timer(fd);
+		run_pending(d);
+		return 0;
+	} else if (fd == d->rescanfd) {
+		drain_timer(fd);
+		scan(d, false);
+		return 0;
+	} else if (fd == d->sigfd) {
+		return handle_signals(d, reload);
+	}
+	if (d->npend)
+		run_pending(d);
+	if (d->stat_applied != applied)
+		record_handle_time(d, t0);
+	return 0;
+}
+
 int daemon_loop(struct daemon *d, int (*reload)(struct daemon *))
 {
-	struct epoll_event evs[8];
+	struct epoll_event evs[16];
 	sigset_t ss;
-	int ep;
 
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGHUP);
@@ -790,26 +1038,35 @@ int daemon_loop(struct daemon *d, int (*reload)(struct daemon *))
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	d->sigfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (d->sigfd < 0 || d->timerfd < 0 || ep < 0) {
+	d->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (d->sigfd < 0 || d->timerfd < 0 || d->ep < 0) {
 		log_err("cannot set up the event loop: %s", strerror(errno));
 		return 1;
 	}
-	epoll_add(ep, d->sigfd, EPOLLIN);
-	epoll_add(ep, d->timerfd, EPOLLIN);
-	if (d->irqfd >= 0 && epoll_add(ep, d->irqfd, EPOLLPRI | EPOLLERR)) {
+	epoll_add(d->ep, d->sigfd, EPOLLIN);
+	epoll_add(d->ep, d->timerfd, EPOLLIN);
+	if (d->irqfd >= 0 && epoll_add(d->ep, d->irqfd, EPOLLPRI | EPOLLERR)) {
 		log_err("cannot poll the irq notification: %s",
 			strerror(errno));
 		return 1;
 	}
 	if (d->nlfd >= 0)
-		epoll_add(ep, d->nlfd, EPOLLIN);
+		epoll_add(d->ep, d->nlfd, EPOLLIN);
 	if (d->rescanfd >= 0)
-		epoll_add(ep, d->rescanfd, EPOLLIN);
+		epoll_add(d->ep, d->rescanfd, EPOLLIN);
 
-	/* the kernel's irq -> threads map: read the lists as they are now */
-	if (d->irq_src == SRC_SYSFS && !d->o->pid)
-		d->irqmap = irqwatch_sync(d, false) == 0;
+	/* the kernel's irq -> threads map: open and poll every list */
+	if (d->irq_src == SRC_SYSFS && !d->o->pid) {
+		struct rlimit rl;
+
+		/* one open list per irq: thousands on a large machine */
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		d->irqmap = irqwatch_walk(d, false) == 0;
+	}
 	/* full pass over what exists now */
 	scan(d, true);
 	run_pending(d);
@@ -819,7 +1076,7 @@ int daemon_loop(struct daemon *d, int (*reload)(struct daemon *))
 		 d->rules.n, d->stat_applied);
 
 	for (;;) {
-		int n = epoll_wait(ep, evs, 8, -1);
+		int n = epoll_wait(d->ep, evs, 16, -1);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -827,60 +1084,36 @@ int daemon_loop(struct daemon *d, int (*reload)(struct daemon *))
 			log_err("epoll_wait: %s", strerror(errno));
 			return 1;
 		}
-		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
+		/*
+		 * Thread lists first: the generation event of the same change
+		 * then finds them counted and needs no walk.
+		 */
+		for (int pass = 0; pass < 2; pass++) {
+			for (int i = 0; i < n; i++) {
+				bool list = evs[i].data.u64 & EV_IRQWATCH;
 
-			if (fd == d->irqfd) {
-				unsigned long long t0 = now_ns();
-				unsigned int applied = d->stat_applied;
-
-				handle_irq_event(d);
-				if (d->stat_applied != applied)
-					d->handle_ns[d->nhandle++ %
-						     (sizeof(d->handle_ns) /
-						      sizeof(d->handle_ns[0]))] =
-						now_ns() - t0;
-			} else if (fd == d->nlfd) {
-				handle_netlink(d);
-			} else if (fd == d->timerfd) {
-				uint64_t x;
-
-				if (read(fd, &x, sizeof(x)) < 0 &&
-				    errno != EAGAIN)
-					log_warn("timer: %s", strerror(errno));
-				run_pending(d);
-			} else if (fd == d->rescanfd) {
-				uint64_t x;
-
-				if (read(fd, &x, sizeof(x)) < 0 &&
-				    errno != EAGAIN)
-					log_warn("timer: %s", strerror(errno));
-				scan(d, false);
-			} else if (fd == d->sigfd) {
-				struct signalfd_siginfo si;
-
-				while (read(fd, &si, sizeof(si)) ==
-				       (ssize_t)sizeof(si)) {
-					if (si.ssi_signo == SIGHUP) {
-						if (reload(d) == 0) {
-							scan(d, true);
-							run_pending(d);
-						}
-					} else {
-						log_info("exiting on signal %u: %u threads set, %u failed, %u re-set after overwrite, %u irq events, %u scans",
-							 si.ssi_signo,
-							 d->stat_applied,
-							 d->stat_failed,
-							 d->stat_overwritten,
-							 d->stat_irq_events,
-							 d->stat_scans);
-						log_handle_times(d);
-						return 0;
-					}
-				}
+				if (list != (pass == 0))
+					continue;
+				if (daemon_dispatch(d, evs[i].data.u64, reload))
+					return 0;
 			}
 		}
 	}
+}
+
+void daemon_free(struct daemon *d)
+{
+	for (size_t i = 0; i < d->iw_len; i++)
+		if (d->iw[i])
+			irqwatch_close(d, d->iw[i]);
+	free(d->iw);
+	d->iw = NULL;
+	d->iw_len = 0;
+	ruleset_free(&d->rules);
+	pidset_free(&d->known);
+	free(d->pend);
+	d->pend = NULL;
+	d->npend = 0;
 }
 
 /* exported for --once */

@@ -16,6 +16,7 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define DEFAULT_CONFIG "/etc/rtgroups"
@@ -36,8 +37,13 @@ static void usage(FILE *f)
 "Options:\n"
 "  -c, --config FILE         main rules file (default " DEFAULT_CONFIG ")\n"
 "  -d, --config-dir DIR      drop-in directory of *.rtgroups files\n"
-"                            (default " DEFAULT_DIR ")\n"
+"                            (default " DEFAULT_DIR ", the base's .d)\n"
 "      --no-config-dir       read no drop-in directory\n"
+"      --config-base PATH    without -c: PATH-$(uname -r) if it exists, else\n"
+"                            PATH (default " DEFAULT_CONFIG ", as rtctl)\n"
+"      --compat=rtctl        read the rules exactly as NI's rtctl does: bad\n"
+"                            lines skipped, names matched up to the first\n"
+"                            blank, -c reads no drop-in directory (rtgroups(5))\n"
 "      --once                apply to all current threads and exit\n"
 "      --check               validate the FILEs given (or the configured set);\n"
 "                            print every error as file:line: message; exit 0 or 2\n"
@@ -58,7 +64,8 @@ static void usage(FILE *f)
 "  -q, --quiet               log errors and warnings only\n"
 "  -h, --help                this text\n"
 "\n"
-"Exit status: 0 success, 1 runtime error, 2 invalid rules.\n");
+"Exit status: 0 success, 1 runtime error, 2 invalid rules (a bad line\n"
+"refuses the whole set, except with --compat=rtctl).\n");
 }
 
 static void print_err(void *arg, const char *file, int line, const char *msg)
@@ -87,6 +94,40 @@ static int load_rules(const struct opts *o, struct ruleset *rs,
 			  err, NULL);
 }
 
+/*
+ * Which files to read, as rtctl chooses them: without -c, the per-kernel
+ * BASE-$(uname -r) if it exists, else BASE; rtctl --file reads no
+ * drop-in directory, which --compat=rtctl follows for -c (rtirqd's own
+ * reading keeps the directory and warns).
+ */
+static void choose_files(struct opts *o, const char *base, char *buf,
+			 size_t len)
+{
+	struct utsname u;
+	static char dir[PATH_MAX];
+
+	if (!o->config_dir_given) {
+		snprintf(dir, sizeof(dir), "%s.d", base);
+		o->config_dir = dir;
+	}
+	if (!o->config_given) {
+		o->config = base;
+		if (uname(&u) == 0) {
+			snprintf(buf, len, "%s-%s", base, u.release);
+			if (access(buf, F_OK) == 0)
+				o->config = buf;
+		}
+		return;
+	}
+	if (o->config_dir_given || !o->config_dir)
+		return;
+	if (o->rtctl)
+		o->config_dir = NULL;
+	else if (access(o->config_dir, F_OK) == 0)
+		fprintf(stderr, "rtirqd: warning: rtctl --file would not read %s; rtirqd reads it with -c too (--no-config-dir to leave it out)\n",
+			o->config_dir);
+}
+
 /* --check: every file named, or the configured set */
 static int do_check(const struct opts *o, int argc, char **argv,
 		    const struct parse_ctx *ctx)
@@ -97,7 +138,7 @@ static int do_check(const struct opts *o, int argc, char **argv,
 	if (argc == 0) {
 		struct ruleset rs;
 
-		errors = load_rules(o, &rs, ctx, print_err);
+		errors = load_rules(o, &rs, ctx, print_err) + rs.skipped;
 		nrules = rs.n;
 		ruleset_free(&rs);
 	}
@@ -112,6 +153,7 @@ static int do_check(const struct opts *o, int argc, char **argv,
 			errors += rules_load(&rs, argv[i], false, NULL, ctx,
 					     print_err, NULL);
 		nrules += rs.n;
+		errors += rs.skipped;
 		ruleset_free(&rs);
 	}
 	if (errors) {
@@ -134,6 +176,7 @@ static void show_row(const struct daemon *d, pid_t pid, pid_t tgid)
 	if (!d->o->pid && !t.kthread)
 		return;
 	task_irq_lookup(d->o->sysroot, d->o->procroot, &t);
+	task_read_affinity(&t);
 	r = rules_match(&d->rules, &t);
 	if (t.has_affinity)
 		cpulist_format(&t.affinity, aff, sizeof(aff));
@@ -185,9 +228,12 @@ static int reload(struct daemon *d)
 	log_info("SIGHUP: reloading rules");
 	if (parse_ctx_init(&ctx))
 		ctx = d->ctx;
-	if (load_rules(d->o, &rs, &ctx, log_parse_err)) {
+	ctx.rtctl = d->o->rtctl;
+	if (load_rules(d->o, &rs, &ctx, log_parse_err) || rs.skipped) {
+		/* even --compat=rtctl: a running daemon keeps what works */
 		log_err("reload failed: keeping the previous %zu rules",
 			d->rules.n);
+		ruleset_free(&rs);
 		return -1;
 	}
 	ruleset_free(&d->rules);
@@ -261,7 +307,7 @@ static int parse_sources(const char *s, unsigned int *out)
 }
 
 enum { O_ONCE = 256, O_CHECK, O_SHOW, O_NODIR, O_SOURCE, O_RESCAN, O_SELF,
-       O_LOG, O_PROCROOT, O_SYSROOT };
+       O_LOG, O_PROCROOT, O_SYSROOT, O_COMPAT, O_BASE };
 
 int main(int argc, char **argv)
 {
@@ -281,6 +327,8 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, O_LOG },
 		{ "proc-root", required_argument, NULL, O_PROCROOT },
 		{ "sys-root", required_argument, NULL, O_SYSROOT },
+		{ "compat", required_argument, NULL, O_COMPAT },
+		{ "config-base", required_argument, NULL, O_BASE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -292,6 +340,8 @@ int main(int argc, char **argv)
 		.log_to = -1,
 	};
 	bool once = false, check = false, show = false;
+	const char *base = DEFAULT_CONFIG;
+	char config_buf[PATH_MAX];
 	struct daemon d;
 	int c, rc;
 
@@ -305,9 +355,22 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			o.config_dir = optarg;
+			o.config_dir_given = true;
 			break;
 		case O_NODIR:
 			o.config_dir = NULL;
+			o.config_dir_given = true;
+			break;
+		case O_COMPAT:
+			if (strcmp(optarg, "rtctl") != 0) {
+				fprintf(stderr, "rtirqd: --compat '%s': expected rtctl\n",
+					optarg);
+				return 1;
+			}
+			o.rtctl = true;
+			break;
+		case O_BASE:
+			base = optarg;
 			break;
 		case O_ONCE:
 			once = true;
@@ -399,14 +462,16 @@ int main(int argc, char **argv)
 	if (o.dry_run && !show && !check && !o.foreground)
 		once = true;	/* --dry-run alone: one pass, no daemon */
 
+	choose_files(&o, base, config_buf, sizeof(config_buf));
 	memset(&d, 0, sizeof(d));
 	d.o = &o;
 	d.once = once;
-	d.irqfd = d.nlfd = d.rescanfd = d.timerfd = d.sigfd = -1;
+	d.irqfd = d.nlfd = d.rescanfd = d.timerfd = d.sigfd = d.ep = -1;
 	if (parse_ctx_init(&d.ctx)) {
 		fprintf(stderr, "rtirqd: cannot read the present CPUs\n");
 		return 1;
 	}
+	d.ctx.rtctl = o.rtctl;
 	if (check)
 		return do_check(&o, argc - optind, argv + optind, &d.ctx);
 
@@ -452,9 +517,7 @@ int main(int argc, char **argv)
 		log_info("%u threads set, %u failed", d.stat_applied,
 			 d.stat_failed);
 		rc = d.stat_failed ? 1 : 0;
-		ruleset_free(&d.rules);
-		pidset_free(&d.known);
-		free(d.pend);
+		daemon_free(&d);
 		return rc;
 	}
 
@@ -472,8 +535,6 @@ int main(int argc, char **argv)
 	if (!o.dry_run && drop_privileges())
 		log_warn("could not drop privileges: %s", strerror(errno));
 	rc = daemon_loop(&d, reload);
-	ruleset_free(&d.rules);
-	pidset_free(&d.known);
-	free(d.pend);
+	daemon_free(&d);
 	return rc;
 }

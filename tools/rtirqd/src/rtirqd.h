@@ -44,6 +44,7 @@ struct rule {
 	/* RULE_RTCTL / RULE_TUNED: regex on "[comm]"; RULE_IRQ: comm= */
 	bool has_regex;
 	regex_t regex;
+	bool rtctl;		/* match the name only up to its first blank */
 	/* RULE_IRQ only */
 	struct irq_range *irqs;
 	size_t nirqs;
@@ -56,6 +57,7 @@ struct rule {
 struct ruleset {
 	struct rule *v;
 	size_t n, cap;
+	int skipped;		/* --compat=rtctl: bad lines left out */
 	char **files;		/* names of the files read, in order */
 	size_t nfiles;
 };
@@ -63,6 +65,13 @@ struct ruleset {
 struct parse_ctx {
 	cpu_set_t present;	/* CPUs a mask may name */
 	int nr_present;
+	/*
+	 * --compat=rtctl: read the file exactly as NI's rtctl does (lines it
+	 * ignores are left out, bad lines skipped, CR kept, the regex cut
+	 * at the fifth ':'); otherwise rtirqd's reading, and a warning for
+	 * each line that rtctl would read differently.
+	 */
+	bool rtctl;
 };
 
 /* Error sink: called once per error with file, line (0: whole file), text. */
@@ -130,6 +139,8 @@ const struct rule *rules_match(const struct ruleset *rs,
 /* Fill t from /proc (root: "/proc").  0, or -ESRCH if the task is gone. */
 int task_read(const char *procroot, pid_t tgid, pid_t pid,
 	      struct task_info *t);
+/* Fill t->affinity (sched_getaffinity); has_affinity says if it worked. */
+void task_read_affinity(struct task_info *t);
 /* Map an irq thread to irq/action (kernel map, else comm + /proc/irq). */
 void task_irq_lookup(const char *sysroot, const char *procroot,
 		     struct task_info *t);
@@ -179,6 +190,8 @@ void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct pidset {
 	pid_t *slot;		/* 0 empty, -1 deleted */
+	uint32_t *stamp;	/* epoch of the last pidset_add/touch */
+	uint32_t epoch;
 	size_t cap, n, used;
 };
 void pidset_init(struct pidset *s);
@@ -186,5 +199,13 @@ void pidset_free(struct pidset *s);
 bool pidset_has(const struct pidset *s, pid_t p);
 int pidset_add(struct pidset *s, pid_t p);
 void pidset_del(struct pidset *s, pid_t p);
+/*
+ * A walk that wants to forget the pids it did not see: pidset_begin(),
+ * then pidset_touch() (or pidset_add()) each pid seen, then
+ * pidset_sweep() drops the others.  The set is updated in place.
+ */
+void pidset_begin(struct pidset *s);
+bool pidset_touch(struct pidset *s, pid_t p);
+void pidset_sweep(struct pidset *s);
 
 #endif

@@ -203,6 +203,9 @@ struct pstate {
 	const char *file;
 	int line;
 	int errors;
+	int line_errs;		/* errors of any line so far (both modes) */
+	int skipped;		/* --compat=rtctl: lines left out */
+	bool cr_warned;
 	parse_err_fn err;
 	void *arg;
 	const struct parse_ctx *ctx;
@@ -219,9 +222,38 @@ static void perr(struct pstate *ps, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	ps->line_errs++;
+	if (ps->ctx->rtctl && ps->line > 0) {
+		/* rtctl skips a bad line and applies the others */
+		char w[600];
+
+		snprintf(w, sizeof(w), "warning: line skipped, as rtctl would: %s",
+			 msg);
+		if (ps->err)
+			ps->err(ps->arg, ps->file, ps->line, w);
+		return;
+	}
 	ps->errors++;
 	if (ps->err)
 		ps->err(ps->arg, ps->file, ps->line, msg);
+}
+
+/* Default mode: a line rtctl would read differently ("rtctl would ..."). */
+static void pwarn(struct pstate *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void pwarn(struct pstate *ps, const char *fmt, ...)
+{
+	char msg[512], w[600];
+	va_list ap;
+
+	if (ps->ctx->rtctl || !ps->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(w, sizeof(w), "warning: rtctl would %s", msg);
+	ps->err(ps->arg, ps->file, ps->line, w);
 }
 
 /* Quote a field for a message: printable, bounded. */
@@ -479,15 +511,152 @@ static int check_regex_size(const char *s, const char **why)
 	return 0;
 }
 
+/* awk's escape sequences that stand for one character */
+static int awk_escape_char(char c)
+{
+	switch (c) {
+	case 'a': return '\a';
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	case 'v': return '\v';
+	default: return c;	/* \\ \] \- \^ \/ \" ...: the character */
+	}
+}
+
+/*
+ * One bracket expression from awk's reading to POSIX's.  In awk (gawk,
+ * mawk) a backslash inside brackets escapes the next character, so
+ * "[\-_/]" is '-', '_' or '/'; POSIX regcomp() reads it as the range
+ * '\'-'_' plus '/'.  Escaped characters become literal members, with ']'
+ * put first, '-' last and '^' not first, as POSIX wants them.  *pp points
+ * at '['; on return past the closing ']'.  -1: no closing ']'.
+ */
+static int awk_bracket(const char **pp, char *out, size_t len, size_t *o)
+{
+	const char *p = *pp + 1;
+	char body[MAX_REGEX_LEN * 2 + 8];
+	size_t b = 0;
+	bool neg = false, rb = false, dash = false, caret = false;
+
+	if (*p == '^') {
+		neg = true;
+		p++;
+	}
+	if (*p == ']') {	/* a ']' first is a member */
+		rb = true;
+		p++;
+	}
+	while (*p && *p != ']') {
+		if (b + 8 >= sizeof(body))
+			return -1;
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *e = strchr(p + 2, p[1]);
+
+			if (!e || e[1] != ']')
+				return -1;
+			memcpy(body + b, p, (size_t)(e + 2 - p));
+			b += (size_t)(e + 2 - p);
+			p = e + 2;
+			continue;
+		}
+		if (*p == '\\' && p[1]) {
+			int c = awk_escape_char(p[1]);
+
+			p += 2;
+			if (c == ']')
+				rb = true;
+			else if (c == '-')
+				dash = true;
+			else if (c == '^')
+				caret = true;
+			else
+				body[b++] = (char)c;
+			continue;
+		}
+		body[b++] = *p++;
+	}
+	if (*p != ']')
+		return -1;
+	*pp = p + 1;
+	if (!neg && !rb && !dash && b == 0 && caret) {
+		/* "[\^]" alone: a literal caret */
+		if (*o + 3 > len)
+			return -1;
+		out[(*o)++] = '\\';
+		out[(*o)++] = '^';
+		return 0;
+	}
+	if (*o + b + 8 > len)
+		return -1;
+	out[(*o)++] = '[';
+	if (neg)
+		out[(*o)++] = '^';
+	if (rb)
+		out[(*o)++] = ']';
+	memcpy(out + *o, body, b);
+	*o += b;
+	if (caret)
+		out[(*o)++] = '^';
+	if (dash)
+		out[(*o)++] = '-';
+	out[(*o)++] = ']';
+	return 0;
+}
+
+/*
+ * rtctl's regexes are awk EREs: translate awk's backslash escapes (inside
+ * brackets, and \/ \" \t ... outside) into what regcomp() reads the same
+ * way.  Everything else is passed as it is.  -1: malformed bracket.
+ */
+static int awk_to_posix(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = in; *p; ) {
+		if (o + 4 >= len)
+			return -1;
+		if (*p == '[') {
+			if (awk_bracket(&p, out, len, &o))
+				return -1;
+			continue;
+		}
+		if (*p == '\\' && p[1]) {
+			int c = awk_escape_char(p[1]);
+
+			if (c != p[1] || p[1] == '/' || p[1] == '"') {
+				/* one plain character (escaped if special) */
+				if (strchr(".[]()*+?{}|^$\\", c))
+					out[o++] = '\\';
+				out[o++] = (char)c;
+			} else {
+				out[o++] = p[0];
+				out[o++] = p[1];
+			}
+			p += 2;
+			continue;
+		}
+		out[o++] = *p++;
+	}
+	out[o] = 0;
+	return 0;
+}
+
 static int compile_regex(struct pstate *ps, const char *field, const char *s,
 			 regex_t *re)
 {
-	char qb[64], eb[256];
+	char qb[64], eb[256], posix[MAX_REGEX_LEN * 2 + 16];
 	const char *why = NULL;
 	int rc;
 
-	if (!*s) {
-		perr(ps, "%s: empty regex (would match every thread)", field);
+	if (!*s && ps->ctx->rtctl) {
+		/* awk: an empty regex matches every string */
+		s = "";
+	} else if (!*s) {
+		perr(ps, "%s: empty regex (would match every thread; rtctl would apply it to every thread)",
+		     field);
 		return -1;
 	}
 	if (strlen(s) > MAX_REGEX_LEN) {
@@ -500,7 +669,12 @@ static int compile_regex(struct pstate *ps, const char *field, const char *s,
 		     q(s, qb, sizeof(qb)), why);
 		return -1;
 	}
-	rc = regcomp(re, s, REG_EXTENDED | REG_NOSUB);
+	if (awk_to_posix(s, posix, sizeof(posix))) {
+		perr(ps, "%s '%s': invalid regex: unmatched [", field,
+		     q(s, qb, sizeof(qb)));
+		return -1;
+	}
+	rc = regcomp(re, *posix ? posix : "^", REG_EXTENDED | REG_NOSUB);
 	if (rc) {
 		regerror(rc, re, eb, sizeof(eb));
 		perr(ps, "%s '%s': invalid regex: %s", field,
@@ -699,16 +873,123 @@ static int add_rule(struct ruleset *rs, struct pstate *ps, struct rule *r)
 	return 0;
 }
 
+static bool rtctl_name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/*
+ * Does rtctl take this line?  Its awk program reads only lines matching
+ * ^[a-zA-Z_0-9-]+:[*orbf]:[0-9]+:.+$ and ignores every other one, silently.
+ */
+static bool rtctl_takes(const char *p)
+{
+	const char *s = p;
+
+	while (rtctl_name_char(*p))
+		p++;
+	if (p == s || *p++ != ':')
+		return false;
+	if (!*p || !strchr("*orbf", *p) || p[1] != ':')
+		return false;
+	p += 2;
+	s = p;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return p != s && *p == ':' && p[1];
+}
+
+/*
+ * --compat=rtctl: the line as rtctl reads it.  split($0, f, ":") cuts
+ * every ':', so the regex is the fifth piece only (empty with four
+ * fields, and an empty awk regex matches every thread); a mask taskset
+ * refuses (not hex, no present CPU) leaves the affinity as it is while
+ * chrt still sets the policy; a CR stays part of the regex.
+ */
+static void parse_line_rtctl(struct ruleset *rs, struct pstate *ps, char *line,
+			     int file_index)
+{
+	struct rule r;
+	char *f[6] = { NULL };
+	char *p = line, why[128];
+	int nf = 0, errs = ps->line_errs;
+
+	if (!rtctl_takes(line))
+		return;
+	memset(&r, 0, sizeof(r));
+	r.kind = RULE_RTCTL;
+	r.rtctl = true;
+	r.file = rs->files[file_index];
+	r.file_index = file_index;
+	r.line = ps->line;
+	while (p && nf < 6) {
+		f[nf++] = p;
+		p = strchr(p, ':');
+		if (p)
+			*p++ = 0;
+	}
+	r.name = strdup(f[0]);
+	if (!r.name) {
+		perr(ps, "out of memory");
+		return;
+	}
+	if (parse_sched(ps, f[1], &r) == 0)
+		parse_prio(ps, f[2], &r);
+	if (strcmp(f[3], "*") != 0 &&
+	    cpumask_parse_hex(f[3], &r.affinity, why, sizeof(why)) == 0) {
+		CPU_AND(&r.affinity, &r.affinity, &ps->ctx->present);
+		r.has_affinity = CPU_COUNT(&r.affinity) > 0;
+	}
+	if (compile_regex(ps, "regex", f[4] ? f[4] : "", &r.regex) == 0)
+		r.has_regex = true;
+	if (ps->line_errs != errs || add_rule(rs, ps, &r)) {
+		ps->skipped += ps->line_errs != errs;
+		rule_free(&r);
+	}
+}
+
+/* Default mode: say where rtctl would read an rtctl-format line otherwise. */
+static void warn_rtctl_line(struct pstate *ps, const char *line,
+			    const char *name, char **f, int colons)
+{
+	char qb[64];
+	const char *c;
+
+	if (line[0] == ' ' || line[0] == '\t')
+		pwarn(ps, "ignore this indented line");
+	else if (!*name || name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")])
+		pwarn(ps, "ignore this line (group name '%s' has characters outside [A-Za-z0-9_-])",
+		      q(name, qb, sizeof(qb)));
+	else if (strcmp(f[2], "*") == 0)
+		pwarn(ps, "ignore this line (priority '*'); rtirqd leaves the matched threads' policy as it is");
+	if (colons == 3)
+		pwarn(ps, "read four fields as name:sched:prio:affinity, take '%s' as a CPU mask and match every thread",
+		      q(f[4], qb, sizeof(qb)));
+	else if (strchr(f[4], ':'))
+		pwarn(ps, "cut the regex at its first ':' ('%.*s')",
+		      (int)(strchr(f[4], ':') - f[4]), f[4]);
+	for (c = f[4]; *c; c++) {
+		if (*c == ' ' || *c == '\t') {
+			pwarn(ps, "match thread names only up to their first blank, so this regex with a blank could never match there");
+			break;
+		}
+	}
+}
+
 static void parse_line(struct ruleset *rs, struct pstate *ps, char *line,
 		       int file_index)
 {
 	struct rule r;
 	char *f[5];
 	char *p, *body;
-	int errs = ps->errors;
-	int nf;
+	int errs = ps->line_errs;
+	int nf, colons = 0;
 	char qb[64];
 
+	if (ps->ctx->rtctl) {
+		parse_line_rtctl(rs, ps, line, file_index);
+		return;
+	}
 	memset(&r, 0, sizeof(r));
 	r.file = rs->files[file_index];
 	r.file_index = file_index;
@@ -762,7 +1043,7 @@ static void parse_line(struct ruleset *rs, struct pstate *ps, char *line,
 		f[3] = g[3];
 		f[4] = g[4];
 	} else {
-		int colons = count_colons(body);
+		colons = count_colons(body);
 
 		if (r.kind == RULE_RTCTL && colons == 3) {
 			/* legacy MRG format: name:sched:prio:regex */
@@ -799,12 +1080,14 @@ static void parse_line(struct ruleset *rs, struct pstate *ps, char *line,
 	if (r.kind == RULE_IRQ) {
 		parse_irq_spec(ps, f[4], &r);
 	} else {
-		/* rtctl keeps a trailing CR in a DOS file; we drop it */
 		if (compile_regex(ps, "regex", f[4], &r.regex) == 0)
 			r.has_regex = true;
 	}
+	/* only for a line rtirqd takes: what rtctl would do otherwise */
+	if (r.kind == RULE_RTCTL && ps->line_errs == errs)
+		warn_rtctl_line(ps, line, r.name, f, colons);
 out:
-	if (ps->errors != errs || add_rule(rs, ps, &r))
+	if (ps->line_errs != errs || add_rule(rs, ps, &r))
 		rule_free(&r);
 }
 
@@ -839,15 +1122,21 @@ int rules_parse_buffer(struct ruleset *rs, const char *file, const char *buf,
 			goto oom;
 		memcpy(line, buf + i, n);
 		line[n] = 0;
-		if (n && line[n - 1] == '\r')
+		/* rtctl keeps the CR of a DOS line end (--compat=rtctl too) */
+		if (n && line[n - 1] == '\r' && !ctx->rtctl) {
 			line[n - 1] = 0;
-		if (strlen(line) != n - (n && buf[j - 1] == '\r'))
+			if (!ps.cr_warned)
+				pwarn(&ps, "keep the DOS line ends (CR) of this file, where a '$'-anchored regex never matches");
+			ps.cr_warned = true;
+		}
+		if (strlen(line) != n - (n && buf[j - 1] == '\r' && !ctx->rtctl))
 			perr(&ps, "line contains a NUL byte");
 		else
 			parse_line(rs, &ps, line, fi);
 		free(line);
 		i = j + 1;
 	}
+	rs->skipped += ps.skipped;
 	return ps.errors;
 oom:
 	if (err)

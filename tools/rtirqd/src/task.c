@@ -99,11 +99,14 @@ int task_read(const char *procroot, pid_t tgid, pid_t pid,
 	if (field != 41)
 		return -ESRCH;
 	t->kthread = flags & PF_KTHREAD_FLAG;
-	if (sched_getaffinity(pid, sizeof(t->affinity), &t->affinity) == 0)
-		t->has_affinity = true;
-	else if (errno == ESRCH)
-		return -ESRCH;
 	return 0;
+}
+
+/* Only --show prints the affinity: the event path does not ask for it. */
+void task_read_affinity(struct task_info *t)
+{
+	t->has_affinity = sched_getaffinity(t->pid, sizeof(t->affinity),
+					    &t->affinity) == 0;
 }
 
 int irq_comm_parse(const char *comm, bool *secondary, char *name, size_t len)
@@ -245,9 +248,27 @@ static bool irq_in(const struct rule *r, int irq)
 	return false;
 }
 
+/*
+ * rtctl hands awk the line "PID [comm]" and matches the second field: the
+ * name up to its first blank ("[irq/24-PCIe PME]" is matched as
+ * "[irq/24-PCIe").
+ */
+static bool rtctl_matches(const struct rule *r, const char *ms)
+{
+	char cut[COMM_LEN + 3];
+	size_t n = strcspn(ms, " \t");
+
+	if (!ms[n])
+		return regexec(&r->regex, ms, 0, NULL, 0) == 0;
+	snprintf(cut, sizeof(cut), "%.*s", (int)n, ms);
+	return regexec(&r->regex, cut, 0, NULL, 0) == 0;
+}
+
 static bool rule_matches(const struct rule *r, const struct task_info *t,
 			 const char *ms)
 {
+	if (r->kind != RULE_IRQ && r->rtctl)
+		return r->has_regex && rtctl_matches(r, ms);
 	if (r->kind != RULE_IRQ)
 		return r->has_regex && regexec(&r->regex, ms, 0, NULL, 0) == 0;
 	if (t->irq < 0)
@@ -287,6 +308,7 @@ void pidset_init(struct pidset *s)
 void pidset_free(struct pidset *s)
 {
 	free(s->slot);
+	free(s->stamp);
 	pidset_init(s);
 }
 
@@ -295,18 +317,49 @@ static size_t hash_pid(pid_t p, size_t cap)
 	return ((uint32_t)p * 2654435761u) & (cap - 1);
 }
 
-bool pidset_has(const struct pidset *s, pid_t p)
+/* slot index of p, or -1 */
+static long pidset_find(const struct pidset *s, pid_t p)
 {
 	if (!s->cap)
-		return false;
+		return -1;
 	for (size_t i = hash_pid(p, s->cap), k = 0; k < s->cap;
 	     i = (i + 1) & (s->cap - 1), k++) {
 		if (s->slot[i] == p)
-			return true;
+			return (long)i;
 		if (s->slot[i] == 0)
-			return false;
+			return -1;
 	}
-	return false;
+	return -1;
+}
+
+bool pidset_has(const struct pidset *s, pid_t p)
+{
+	return pidset_find(s, p) >= 0;
+}
+
+bool pidset_touch(struct pidset *s, pid_t p)
+{
+	long i = pidset_find(s, p);
+
+	if (i < 0)
+		return false;
+	s->stamp[i] = s->epoch;
+	return true;
+}
+
+void pidset_begin(struct pidset *s)
+{
+	s->epoch++;
+}
+
+void pidset_sweep(struct pidset *s)
+{
+	for (size_t i = 0; i < s->cap; i++) {
+		if (s->slot[i] > 0 && s->stamp[i] != s->epoch) {
+			s->slot[i] = -1;
+			s->n--;
+		}
+	}
 }
 
 static int pidset_grow(struct pidset *s)
@@ -318,13 +371,23 @@ static int pidset_grow(struct pidset *s)
 	while ((s->n + 1) * 4 > n.cap)
 		n.cap *= 2;
 	n.slot = calloc(n.cap, sizeof(pid_t));
+	n.stamp = calloc(n.cap, sizeof(uint32_t));
 	n.n = n.used = 0;
-	if (!n.slot)
+	n.epoch = s->epoch;
+	if (!n.slot || !n.stamp) {
+		free(n.slot);
+		free(n.stamp);
 		return -1;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->slot[i] > 0)
+	}
+	for (size_t i = 0; i < s->cap; i++) {
+		if (s->slot[i] > 0) {
+			n.epoch = s->stamp[i];
 			pidset_add(&n, s->slot[i]);
+		}
+	}
+	n.epoch = s->epoch;
 	free(s->slot);
+	free(s->stamp);
 	*s = n;
 	return 0;
 }
@@ -335,7 +398,7 @@ int pidset_add(struct pidset *s, pid_t p)
 
 	if (p <= 0)
 		return -1;
-	if (pidset_has(s, p))
+	if (pidset_touch(s, p))
 		return 0;
 	if ((s->used + 1) * 2 > s->cap && pidset_grow(s))
 		return -1;
@@ -345,6 +408,7 @@ int pidset_add(struct pidset *s, pid_t p)
 	if (s->slot[i] == 0)
 		s->used++;
 	s->slot[i] = p;
+	s->stamp[i] = s->epoch;
 	s->n++;
 	return 0;
 }

@@ -247,17 +247,7 @@ mkdir -p "$F/proc/irq/5" "$F/proc/irq/6/other" "$F/sys/kernel/irq/5" \
 	"$F/sys/kernel/irq/6" "$F/sys/kernel/irq/7"
 : >"$F/proc/irq/5/smp_affinity_list"
 : >"$F/proc/irq/6/smp_affinity_list"
-fake_kthread() {	# tid comm [rt_priority policy]
-	mkdir -p "$F/proc/$1"
-	# 41 fields: field 9 (flags) has PF_KTHREAD; 40, 41 rt_priority, policy
-	{
-		printf '%s (%s) S 2 0 0 0 -1 2097216' "$1" "$2"
-		i=10
-		while [ $i -le 39 ]; do printf ' 0'; i=$((i + 1)); done
-		echo " ${3:-0} ${4:-0}"
-	} >"$F/proc/$1/stat.new"
-	mv "$F/proc/$1/stat.new" "$F/proc/$1/stat"
-}
+. tests/fake-proc.sh
 fake_kthread "$X" irq/5-rtirqd-fa
 fake_kthread "$A" irq/6-s-other
 echo "$X rtirqd-fake-device primary" >"$F/sys/kernel/irq/5/threads"

@@ -30,6 +30,11 @@ run_suite() {
 }
 run_suite unit ./build/test_rules
 run_suite functional sh tests/functional.sh
+ev_dir=$(mktemp -d /tmp/rtirqd-ev.XXXXXX)
+chmod 755 "$ev_dir"
+run_suite event-path ./build/event_bench-san "$ev_dir" 20 100 3 --check
+rm -rf "$ev_dir"
+run_suite compat sh tests/compat.sh
 run_suite fuzz sh tests/fuzz.sh
 echo "1..$n"
 [ "$failed" -eq 0 ]

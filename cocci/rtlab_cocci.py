@@ -1,0 +1,234 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Shared Python side of rtlab's PREEMPT_RT semantic patches.
+
+Both .cocci files import this module (spatch must find it on PYTHONPATH:
+cocci/run.sh and the tests set it).  It holds the sleeping-call sets, the
+per-file call graph and its transitive closure, and the source-text helpers.
+"""
+import re
+
+# Locks that are rtmutex based on PREEMPT_RT, and the wrappers that take
+# one: the finding names the lock expression (first argument).
+SLEEP_LOCK = {
+    'spin_lock', 'spin_lock_irq', 'spin_lock_irqsave', 'spin_lock_bh',
+    'spin_lock_nested', 'spin_lock_irqsave_nested', 'spin_lock_nest_lock',
+    'read_lock', 'read_lock_irq', 'read_lock_irqsave', 'read_lock_bh',
+    'write_lock', 'write_lock_irq', 'write_lock_irqsave', 'write_lock_bh',
+    'write_lock_nested',
+    'local_lock', 'local_lock_irq', 'local_lock_irqsave', 'local_lock_nested_bh',
+    # xarray, seqlock_t writers and exclusive readers: spinlock_t inside
+    'xa_lock', 'xa_lock_irq', 'xa_lock_irqsave', 'xa_lock_bh',
+    'xas_lock', 'xas_lock_irq', 'xas_lock_irqsave', 'xas_lock_bh',
+    'write_seqlock', 'write_seqlock_irq', 'write_seqlock_irqsave', 'write_seqlock_bh',
+    'read_seqlock_excl', 'read_seqlock_excl_irq', 'read_seqlock_excl_irqsave',
+    'read_seqlock_excl_bh',
+}
+# Trylocks: never sleep, but in hard-irq context they record the wrong
+# owner, so only the hard-irq rules count them.
+SLEEP_TRYLOCK = {
+    'spin_trylock', 'spin_trylock_irq', 'spin_trylock_irqsave', 'spin_trylock_bh',
+    'read_trylock', 'write_trylock', 'write_trylock_irqsave',
+}
+# Other calls that take a sleeping lock inside: waitqueue wake-ups
+# (wq_head->lock), kill_fasync (fa_lock rwlock), the allocators (SLUB and
+# page allocator locks are spinlock_t / local_lock_t on RT, any GFP),
+# clk_enable/disable (spinlock_t enable_lock) and regmap (spinlock_t or
+# mutex unless the regmap_config asks for a raw spinlock).
+SLEEP_CALL = {
+    'wake_up', 'wake_up_all', 'wake_up_interruptible', 'wake_up_interruptible_all',
+    'wake_up_interruptible_sync', 'wake_up_interruptible_poll', 'wake_up_poll',
+    'wake_up_nr', 'wake_up_var', 'wake_up_bit', 'kill_fasync',
+    'kmalloc', 'kzalloc', 'kcalloc', 'kmalloc_array', 'krealloc', 'kmemdup',
+    'kstrdup', 'kfree', 'kvfree', 'kfree_sensitive',
+    'kmem_cache_alloc', 'kmem_cache_zalloc', 'kmem_cache_free',
+    'alloc_pages', '__get_free_pages', '__get_free_page', 'get_zeroed_page',
+    'free_pages', 'free_page', '__free_pages',
+    'clk_enable', 'clk_disable', 'clk_prepare_enable', 'clk_disable_unprepare',
+}
+REGMAP_CALL = {
+    'regmap_read', 'regmap_write', 'regmap_update_bits', 'regmap_write_bits',
+    'regmap_set_bits', 'regmap_clear_bits', 'regmap_test_bits',
+    'regmap_update_bits_base', 'regmap_bulk_read', 'regmap_bulk_write',
+    'regmap_field_read', 'regmap_field_write', 'regmap_field_update_bits',
+}
+# guard(x)(lock) / scoped_guard(x, lock) classes that take a sleeping lock
+SLEEP_GUARD = {
+    'spinlock', 'spinlock_irq', 'spinlock_irqsave', 'spinlock_bh',
+    'read_lock', 'read_lock_irq', 'read_lock_irqsave', 'read_lock_bh',
+    'write_lock', 'write_lock_irq', 'write_lock_irqsave', 'write_lock_bh',
+}
+# Helper depth: region -> h1 -> h2 -> h3 -> acquisition at most.  Two levels
+# are needed for wrappers of wrappers (foo_lock() -> __foo_lock() ->
+# spin_lock()); the third is margin.  Deeper chains within one file are rare
+# and each level multiplies the paths a reviewer has to follow.
+DEPTH = 3
+# A file whose regmap_config asks for a raw spinlock (or no locking) uses
+# regmap safely in atomic context.
+RAW_REGMAP = re.compile(r'\.\s*(use_raw_spinlock|disable_locking)\s*=\s*true')
+
+
+class File:
+    """Per-file state, reset by each .cocci file's reset rule."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.calls = {}      # function -> [(callee, position)]
+        self.guards = {}     # function -> [(label, position)]
+        self.released = set()  # (line, col) of calls after a region closer
+        self.text = {}       # path -> list of lines
+        self.closure = None
+        self.defined = set()
+
+
+F = File()
+
+
+def lines(path):
+    if path not in F.text:
+        try:
+            with open(path, errors='replace') as fh:
+                F.text[path] = fh.read().split('\n')
+        except OSError:
+            F.text[path] = []
+    return F.text[path]
+
+
+def key(p):
+    return (int(p.line), int(p.column))
+
+
+def src_at(p):
+    """Text of a one-line position span."""
+    ls = lines(p.file)
+    n = int(p.line) - 1
+    if n >= len(ls):
+        return '?'
+    if p.line_end == p.line:
+        return ls[n][int(p.column):int(p.column_end)]
+    return ls[n][int(p.column):]
+
+
+def norm(e):
+    return re.sub(r'\s+', '', e)
+
+
+def args_after(p):
+    """Top-level arguments of the call whose name ends at position p."""
+    ls = lines(p.file)
+    n = int(p.line) - 1
+    text = ls[n][int(p.column_end):] + '\n' + '\n'.join(ls[n + 1:n + 20])
+    i = text.find('(')
+    if i < 0:
+        return []
+    depth, cur, out = 0, '', []
+    for c in text[i:]:
+        if c in '([{':
+            depth += 1
+            if depth == 1:
+                continue
+        elif c in ')]}':
+            depth -= 1
+            if depth == 0:
+                out.append(cur)
+                break
+        elif c == ',' and depth == 1:
+            out.append(cur)
+            cur = ''
+            continue
+        cur += c
+    return [norm(a) for a in out if norm(a)]
+
+
+def guard_class(p):
+    """"spinlock" for guard(spinlock)(...) or scoped_guard(spinlock, ...)."""
+    a = args_after(p)
+    return a[0] if a else ''
+
+
+def regmap_raw(path):
+    return any(RAW_REGMAP.search(l) for l in lines(path))
+
+
+def sleep_label(name, p, trylocks):
+    """Lock label when calling NAME at p sleeps on RT, else None."""
+    if name in SLEEP_LOCK or (trylocks and name in SLEEP_TRYLOCK):
+        a = args_after(p)
+        return a[0] if a else name + '()'
+    if name in SLEEP_CALL:
+        return name + '()'
+    if name in REGMAP_CALL and not regmap_raw(p.file):
+        return name + '()'
+    if name in ('guard', 'scoped_guard'):
+        a = args_after(p)
+        if len(a) >= 1 and a[0] in SLEEP_GUARD:
+            if name == 'guard':
+                # guard(spinlock)(&l): the lock is in the second call
+                ls = lines(p.file)
+                m = re.search(r'guard\s*\(\s*\w+\s*\)\s*\(([^;]*)\)\s*;', ls[int(p.line) - 1][int(p.column):])
+                return norm(m.group(1)) if m else 'guard(%s)' % a[0]
+            return a[1] if len(a) > 1 else 'scoped_guard(%s)' % a[0]
+    return None
+
+
+def wanted(g):
+    """Calls the call graph records: sleeping ops and the file's functions."""
+    return (g in F.defined or g in SLEEP_LOCK or g in SLEEP_TRYLOCK or g in SLEEP_CALL
+            or g in REGMAP_CALL or g == 'guard')
+
+
+def add_call(fn, callee, p):
+    F.defined.add(fn)
+    F.calls.setdefault(fn, []).append((callee, p))
+
+
+def closure(trylocks, use_released):
+    """function -> [(label, acquisition pos, chain, site pos)]: every
+    sleeping acquisition reached from the function, directly (chain []) or
+    through helpers defined in the file (chain [h1, h2, ...], at most DEPTH
+    long), site being the call in the function itself."""
+    if F.closure is not None:
+        return F.closure
+    direct = {}
+    for fn, cs in F.calls.items():
+        for (callee, p) in cs:
+            if use_released and key(p) in F.released:
+                continue
+            lab = sleep_label(callee, p, trylocks)
+            if lab is not None:
+                direct.setdefault(fn, []).append((lab, p, [], p))
+    reach = {fn: list(v) for fn, v in direct.items()}
+    for _ in range(DEPTH):
+        nxt = {fn: list(v) for fn, v in direct.items()}
+        for fn, cs in F.calls.items():
+            for (callee, p) in cs:
+                if callee == fn or callee not in reach or callee not in F.defined:
+                    continue
+                if use_released and key(p) in F.released:
+                    continue
+                for (lab, ap, chain, _) in reach[callee]:
+                    if len(chain) < DEPTH and fn not in chain and callee not in chain:
+                        item = (lab, ap, [callee] + chain, p)
+                        if item not in nxt.setdefault(fn, []):
+                            nxt[fn].append(item)
+        reach = nxt
+    F.closure = reach
+    return reach
+
+
+def lock_text(lab, chain):
+    if not chain:
+        return lab
+    return '%s via %s' % (lab, ' -> '.join('%s()' % h for h in chain))
+
+
+def is_call(lab):
+    return lab.endswith('()') and not lab.startswith('&')
+
+
+def message(lab, chain, ctx, fn, rule, acq_line):
+    kind = 'call' if is_call(lab) else 'lock'
+    at = ' at line %s' % acq_line if chain else ''
+    return 'WARNING: sleeping %s "%s" taken in %s (function %s, rule %s%s)' % (
+        kind, lock_text(lab, chain), ctx, fn, rule, at)

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Corpus: tagging (dead code) and collapsing of call sites. */
+static DEFINE_RAW_SPINLOCK(r);
+static DEFINE_SPINLOCK(s);
+#define DEAD_DEBUG 0
+
+static void take_s(void)
+{
+	spin_lock(&s);
+	spin_unlock(&s);
+}
+
+/* spatch itself skips #if 0: no finding at all */
+#if 0
+void dead_if0(void)
+{
+	raw_spin_lock(&r);
+	spin_lock(&s);
+	spin_unlock(&s);
+	raw_spin_unlock(&r);
+}
+#endif
+
+#if DEAD_DEBUG
+void dead_macro(void)
+{
+	local_irq_disable();
+	take_s();	/* hidden: irqoff &s via take_s() dead-code */
+	local_irq_enable();
+}
+#endif
+
+#ifndef CONFIG_PREEMPT_RT
+void dead_not_rt(void)
+{
+	preempt_disable();
+	spin_lock(&s);	/* hidden: preemptoff &s dead-code */
+	spin_unlock(&s);
+	preempt_enable();
+}
+#endif
+
+#ifdef CONFIG_PREEMPT_RT
+void live_rt(void)
+{
+	raw_spin_lock(&r);
+	spin_lock(&s);	/* expect: rawlock &s */
+	spin_unlock(&s);
+	raw_spin_unlock(&r);
+}
+#else
+void dead_else(void)
+{
+	raw_spin_lock(&r);
+	spin_lock(&s);	/* hidden: rawlock &s dead-code */
+	spin_unlock(&s);
+	raw_spin_unlock(&r);
+}
+#endif
+
+/* one bug (the lock in take_s) reached from three call sites: one finding */
+void collapse(int x)
+{
+	raw_spin_lock(&r);
+	take_s();	/* expect: rawlock &s via take_s() */
+	if (x)
+		take_s();
+	take_s();
+	raw_spin_unlock(&r);
+}

@@ -1,0 +1,9 @@
+#!/bin/sh
+# rtlab: kernel=rt cpus=2 timeout=300 cmdline=clocksource=hpet
+#
+# rtaudit (issue 21) on a boot forced to the HPET: rtaudit system flags the
+# clock source, rtaudit clock measures it slower than the TSC.
+. /rtlab/lib.sh
+tap_plan 8
+rta_slow_clock hpet
+tap_done

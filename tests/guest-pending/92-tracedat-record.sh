@@ -1,0 +1,69 @@
+#!/bin/sh
+# rtlab: kernel=rt cpus=2 mem=512 timeout=300
+# Records the trace.dat fixtures of tools/tracedat2ctf with Debian's
+# trace-cmd into $RTLAB_OUT (copy them to tools/tracedat2ctf/tests/fixtures
+# on the host; `make -C tools/tracedat2ctf check` converts every *.dat there
+# and compares babeltrace2's view of the CTF with `trace-cmd report`):
+# sched/irq/timer/workqueue events with trace_marker writes, the function
+# and function_graph tracers, a second instance, lost events from a tiny
+# buffer, each trace clock, and file version 7 with zstd compression.
+# Each recording must be readable by trace-cmd report (and convert with
+# tracedat2ctf where babeltrace2's plugins are installed).
+. /rtlab/lib.sh
+
+OUT=${RTLAB_OUT:-/tmp}/tracedat
+mkdir -p "$OUT"
+if ! command -v trace-cmd >/dev/null; then
+	tap_skip "trace-cmd recordings" "trace-cmd not in the image"
+	tap_done
+	exit 0
+fi
+
+# a short workload with user-space trace_marker writes
+cat >/tmp/tracedat-load.sh <<'LOAD'
+hackbench -g 2 -l 50 >/dev/null 2>&1
+for i in 0 1 2 3 4; do
+	echo "rtlab marker $i" >/sys/kernel/tracing/trace_marker
+done
+sleep 0.1
+LOAD
+
+# record NAME trace-cmd-record-options...: records NAME.dat and checks it
+record() {
+	name=$1
+	shift
+	rm -f "$OUT/$name.dat"
+	trace-cmd record -q -o "$OUT/$name.dat" "$@" sh /tmp/tracedat-load.sh \
+		>"$OUT/$name.log" 2>&1
+	n=$(trace-cmd report -N "$OUT/$name.dat" 2>/dev/null | grep -c ': ')
+	if [ "${n:-0}" -gt 0 ]; then
+		tap_ok "trace-cmd record $name: $n events ($(wc -c <"$OUT/$name.dat") bytes)"
+	else
+		tap_fail "trace-cmd record $name: no events"
+		tail -5 "$OUT/$name.log" | while read -r l; do tap_diag "$l"; done
+		return
+	fi
+	# converting needs babeltrace2's ctf and utils plugins, which the
+	# image does not carry: the host converts the files (make check)
+	if command -v tracedat2ctf >/dev/null &&
+	   [ -d /usr/lib/x86_64-linux-gnu/babeltrace2/plugins ]; then
+		rm -rf "/tmp/ctf-$name"
+		tap_check "tracedat2ctf $name.dat" tracedat2ctf "$OUT/$name.dat" "/tmp/ctf-$name"
+	fi
+}
+
+record events -e sched -e irq -e timer -e workqueue
+record function -p function -l 'schedule*' -l 'hrtimer_*'
+record function_graph -p function_graph -g schedule
+record instance -e sched_switch -e irq -B second -e sched_wakeup -e timer
+# 4 KiB per CPU under hackbench: the ring buffer overruns
+record lost -b 4 -e sched -e irq -e timer
+for clock in local global mono boot x86-tsc counter; do
+	grep -qw "$clock" /sys/kernel/tracing/trace_clock || {
+		tap_skip "clock $clock" "not offered by this kernel"
+		continue
+	}
+	record "clock-$clock" -C "$clock" -e sched_switch -e sched_wakeup
+done
+record events-v7-zstd --file-version 7 --compression zstd -e sched -e irq
+tap_done

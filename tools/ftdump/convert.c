@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The conversion: find the dumps in the log (first pass: markers only),
+ * then read the chosen one again line by line and append each record to
+ * its CPU's ring-buffer pages on disk. Memory holds one page per CPU, the
+ * pid table and the event statistics; it does not grow with the log.
+ * libtracecmd then writes the trace.dat from the formats and those pages.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+#include <traceevent/event-parse.h>
+
+#include "comms.h"
+#include "convert.h"
+#include "formats.h"
+#include "pathf.h"
+#include "invert.h"
+#include "logline.h"
+#include "rbuf.h"
+#include "stats.h"
+#include "tcmd.h"
+
+#define MAX_CPUS	1024
+#define MAX_DUMPS	4096
+#define NS_PER_US	1000ULL
+
+struct dump {
+	long off;		/* file offset of its first line */
+	unsigned long line;	/* line number of that line */
+	bool marker;		/* starts with "Dumping ftrace ..." */
+	unsigned long records;	/* event lines (first pass) */
+};
+
+struct run {
+	const struct conv_opts *o;
+	FILE *log;
+	struct dump *dumps;
+	int ndumps;
+	char stage[PATH_LEN];
+	struct rb_layout lay;
+	struct rb_cpu *cpu[MAX_CPUS];
+	int ncpu;
+	struct tep_handle *tep;
+	struct ksyms *ks;
+	struct inverter *inv;
+	struct comms *comms;
+	struct stats st;
+	char *pending;		/* an event line that may continue */
+	size_t plen, pcap;
+	unsigned long pline;
+};
+
+/* ---- first pass ------------------------------------------------------- */
+
+static int add_dump(struct run *r, long off, unsigned long line, bool marker)
+{
+	if (r->ndumps >= MAX_DUMPS)
+		return -1;
+	r->dumps[r->ndumps++] = (struct dump){ off, line, marker, 0 };
+	return 0;
+}
+
+static int scan(struct run *r)
+{
+	struct ftd_line l;
+	unsigned long line = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long off;
+
+	for (off = ftell(r->log); (n = getline(&buf, &cap, r->log)) > 0;
+	     off = ftell(r->log)) {
+		line++;
+		ftd_parse_line(buf, (size_t)n, &l);
+		if (l.kind == FTD_START && add_dump(r, off, line, true))
+			break;
+		if (l.kind != FTD_EVENT)
+			continue;
+		/* records before any marker: a log that begins mid-dump */
+		if (!r->ndumps && add_dump(r, off, line, false))
+			break;
+		r->dumps[r->ndumps - 1].records++;
+	}
+	free(buf);
+	if (ferror(r->log)) {
+		fprintf(stderr, "ftdump: %s: %s\n", r->o->log, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- per-CPU output ----------------------------------------------------- */
+
+static struct rb_cpu *cpu_out(struct run *r, int cpu)
+{
+	char path[PATH_LEN];
+
+	for (; r->ncpu <= cpu; r->ncpu++) {
+		pathf(path, sizeof(path), "%s/cpu%d", r->stage, r->ncpu);
+		r->cpu[r->ncpu] = rb_cpu_open(&r->lay, path);
+		if (!r->cpu[r->ncpu]) {
+			fprintf(stderr, "ftdump: %s: %s\n", path,
+				strerror(errno));
+			return NULL;
+		}
+	}
+	return r->cpu[cpu];
+}
+
+static void on_comm(void *ctx, int pid, const char *comm)
+{
+	comms_set(ctx, pid, comm, true);
+}
+
+static void line_error(struct run *r, unsigned long line,
+		       const struct inv_result *res)
+{
+	static const char *const why[] = {
+		[WHY_NONE] = "",
+		[WHY_UNKNOWN_EVENT] = "is not an event of the formats",
+		[WHY_MISMATCH] = "text does not fit the event's format",
+		[WHY_UNKNOWN_SYMBOL] = "names a function not in kallsyms",
+		[WHY_NO_NAME] = "has no \"event: \" text",
+	};
+
+	if (r->st.line_errors++ >= (unsigned long)r->o->max_errors)
+		return;
+	fprintf(stderr, "%s:%lu: %s: %s; kept as a print record with its text\n",
+		r->o->log, line, res->name, why[res->why]);
+}
+
+static int do_event(struct run *r, const struct ftd_line *l,
+		    unsigned long line)
+{
+	struct inv_result res;
+	struct rb_cpu *c;
+
+	if (l->cpu >= MAX_CPUS) {
+		stats_other(&r->st, line);
+		return 0;
+	}
+	c = cpu_out(r, l->cpu);
+	if (!c)
+		return -1;
+	comms_set(r->comms, l->pid, l->comm, false);
+	inv_line(r->inv, l, &res, on_comm, r->comms);
+	if (res.kind == INV_TEXT)
+		line_error(r, line, &res);
+	if (rb_cpu_add(c, l->ts_us * NS_PER_US, res.rec, res.len)) {
+		fprintf(stderr, "ftdump: writing CPU %d data: %s\n", l->cpu,
+			strerror(errno));
+		return -1;
+	}
+	return stats_event(&r->st, l->cpu, res.kind, res.name);
+}
+
+/* ---- second pass ---------------------------------------------------------- */
+
+enum phase { PH_HEAD, PH_RECORDS, PH_DONE };
+
+static int take_line(struct run *r, const char *s, size_t n,
+		     unsigned long line, enum phase *ph)
+{
+	struct ftd_line l;
+	struct rb_cpu *c;
+
+	ftd_parse_line(s, n, &l);
+	switch (l.kind) {
+	case FTD_START:
+		if (line != r->dumps[r->o->dump - 1].line)
+			*ph = PH_DONE;	/* the next dump begins */
+		return 0;
+	case FTD_SEP:
+		*ph = *ph == PH_HEAD ? PH_RECORDS : PH_DONE;
+		if (*ph == PH_DONE)
+			r->st.ended = true;
+		return 0;
+	case FTD_EMPTY:
+		r->st.ended = true;
+		*ph = PH_DONE;
+		return 0;
+	case FTD_LOST:
+		if (l.cpu >= MAX_CPUS || !(c = cpu_out(r, l.cpu)))
+			return l.cpu >= MAX_CPUS ? 0 : -1;
+		stats_lost(&r->st, l.cpu, l.lost);
+		return rb_cpu_lost(c, l.lost);
+	case FTD_BUFSTART:
+		return 0;
+	case FTD_EVENT:
+		*ph = PH_RECORDS;
+		return do_event(r, &l, line);
+	default:
+		stats_other(&r->st, line);
+		return 0;
+	}
+}
+
+static int keep_pending(struct run *r, const char *s, size_t n, bool append)
+{
+	size_t need = (append ? r->plen : 0) + n + 1;
+	char *p;
+
+	if (need > r->pcap) {
+		p = realloc(r->pending, need * 2);
+		if (!p)
+			return -1;
+		r->pending = p;
+		r->pcap = need * 2;
+	}
+	if (!append)
+		r->plen = 0;
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	memcpy(r->pending + r->plen, s, n);
+	r->plen += n;
+	r->pending[r->plen] = '\0';
+	return 0;
+}
+
+static int flush_pending(struct run *r, enum phase *ph)
+{
+	int ret = 0;
+
+	if (r->plen)
+		ret = take_line(r, r->pending, r->plen, r->pline, ph);
+	r->plen = 0;
+	return ret;
+}
+
+/*
+ * A console that wraps long lines leaves the rest of a record on a line of
+ * its own, without the printk prefix the dump's lines have: such a line is
+ * joined to the record before it.
+ */
+static int convert_dump(struct run *r)
+{
+	const struct dump *d = &r->dumps[r->o->dump - 1];
+	enum phase ph = d->marker ? PH_HEAD : PH_RECORDS;
+	unsigned long line = d->line - 1;
+	bool dump_ts = false, first = true, has_ts;
+	char *buf = NULL;
+	size_t cap = 0, len;
+	ssize_t n;
+	int ret = 0;
+
+	if (fseek(r->log, d->off, SEEK_SET))
+		return -1;
+	while (!ret && ph != PH_DONE && (n = getline(&buf, &cap, r->log)) > 0) {
+		struct ftd_line l;
+
+		line++;
+		ftd_strip_prefix(buf, (size_t)n, &len, &has_ts);
+		if (first)
+			dump_ts = has_ts;
+		first = false;
+		ftd_parse_line(buf, (size_t)n, &l);
+		if (r->plen && dump_ts && !has_ts && l.kind == FTD_OTHER) {
+			r->st.joined++;
+			ret = keep_pending(r, buf, (size_t)n, true);
+			continue;
+		}
+		ret = flush_pending(r, &ph);
+		if (ret || ph == PH_DONE)
+			break;
+		if (l.kind == FTD_EVENT) {
+			r->pline = line;
+			ret = keep_pending(r, buf, (size_t)n, false);
+		} else {
+			ret = take_line(r, buf, (size_t)n, line, &ph);
+		}
+	}
+	if (!ret && ph != PH_DONE)
+		ret = flush_pending(r, &ph);
+	r->st.last_line = line;
+	free(buf);
+	return ret;
+}
+
+/* ---- the trace.dat -------------------------------------------------------- */
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(text, f) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+static int stage_dir(struct run *r)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[PATH_LEN], target[PATH_LEN], dir[PATH_LEN];
+
+	snprintf(r->stage, sizeof(r->stage), "%s/ftdump.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(r->stage)) {
+		fprintf(stderr, "ftdump: %s: %s\n", r->stage, strerror(errno));
+		r->stage[0] = '\0';
+		return -1;
+	}
+	/* libtracecmd reads the formats from a tracing directory: this one
+	 * has the bundle's events and the dump's own command lines */
+	if (!realpath(r->o->formats, dir) ||
+	    pathf(path, sizeof(path), "%s/events", r->stage) ||
+	    pathf(target, sizeof(target), "%s/events", dir) ||
+	    symlink(target, path))
+		return -1;
+	if (pathf(path, sizeof(path), "%s/printk_formats", r->stage) ||
+	    pathf(target, sizeof(target), "%s/printk_formats", dir))
+		return -1;
+	if (!access(target, R_OK) && symlink(target, path))
+		return -1;
+	/* the dump does not say; "local" is the kernel's default */
+	pathf(path, sizeof(path), "%s/trace_clock", r->stage);
+	return write_file(path, "[local] global\n");
+}
+
+static void unstage(struct run *r)
+{
+	static const char *const files[] = { "events", "printk_formats",
+					     "trace_clock", "saved_cmdlines",
+					     "no-kallsyms" };
+	char path[PATH_LEN];
+	unsigned int i;
+	int c;
+
+	if (!r->stage[0])
+		return;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		pathf(path, sizeof(path), "%s/%s", r->stage, files[i]);
+		unlink(path);
+	}
+	for (c = 0; c < MAX_CPUS; c++) {
+		pathf(path, sizeof(path), "%s/cpu%d", r->stage, c);
+		if (unlink(path) && c >= r->ncpu)
+			break;
+	}
+	rmdir(r->stage);
+}
+
+static int write_trace(struct run *r, const char *kallsyms)
+{
+	char path[PATH_LEN], tmp[PATH_LEN], *files[MAX_CPUS];
+	struct tracecmd_output *h;
+	FILE *f;
+	int c, ret = -1;
+
+	for (c = 0; c < r->ncpu; c++)
+		if (rb_cpu_close(r->cpu[c]))
+			ret = -2;
+	memset(r->cpu, 0, sizeof(r->cpu));
+	pathf(path, sizeof(path), "%s/saved_cmdlines", r->stage);
+	f = fopen(path, "w");
+	if (ret == -2 || !f || comms_write(r->comms, f) || fclose(f))
+		return -1;
+	for (c = 0; c < r->ncpu; c++) {
+		files[c] = malloc(PATH_LEN);
+		if (files[c])
+			pathf(files[c], PATH_LEN, "%s/cpu%d", r->stage, c);
+	}
+	/* never the host's /proc/kallsyms: a file that does not exist */
+	pathf(path, sizeof(path), "%s/no-kallsyms", r->stage);
+	pathf(tmp, sizeof(tmp), "%s.tmp", r->o->out);
+	h = tracecmd_output_create(tmp);
+	if (h)
+		tracecmd_set_quiet(h, true);	/* no "CPU0 data recorded" */
+	if (h && !tracecmd_output_set_trace_dir(h, r->stage) &&
+	    !tracecmd_output_set_kallsyms(h, kallsyms ? kallsyms : path) &&
+	    !tracecmd_output_write_headers(h, NULL) &&
+	    !tracecmd_write_cmdlines(h) &&
+	    !tracecmd_append_cpu_data(h, r->ncpu, files))
+		ret = 0;
+	if (h)
+		tracecmd_output_close(h);
+	for (c = 0; c < r->ncpu; c++)
+		free(files[c]);
+	if (!ret && rename(tmp, r->o->out))
+		ret = -1;
+	if (ret) {
+		unlink(tmp);
+		fprintf(stderr, "ftdump: %s: libtracecmd could not write it\n",
+			r->o->out);
+	}
+	return ret;
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+static int load_formats(struct run *r, const char **kallsyms)
+{
+	static char kbuf[PATH_LEN];
+	char *text = NULL;
+	size_t size = 0;
+	int bad;
+
+	r->tep = formats_load(r->o->formats, &bad);
+	if (bad)
+		fprintf(stderr, "ftdump: %s: %d event formats libtraceevent "
+			"could not parse (those events are kept as text)\n",
+			r->o->formats, bad);
+	if (!r->tep || rb_layout_read(r->o->formats, &r->lay)) {
+		fprintf(stderr,
+			"ftdump: %s: no event formats there (a bundle from "
+			"'ftdump --save-formats' or a tracefs directory)\n",
+			r->o->formats);
+		return -1;
+	}
+	*kallsyms = formats_kallsyms(r->o->formats, kbuf, sizeof(kbuf));
+	r->ks = ksyms_load(*kallsyms, &text, &size);
+	if (!r->ks)
+		return -1;
+	if (text && size)
+		tracecmd_parse_proc_kallsyms(r->tep, text, (unsigned int)size);
+	free(text);
+	r->inv = inv_new(r->tep, r->ks);
+	if (!r->inv || inv_check(r->inv)) {
+		fprintf(stderr, "ftdump: %s: the formats lack ftrace/print\n",
+			r->o->formats);
+		return -1;
+	}
+	return 0;
+}
+
+static FILE *open_log(const char *path)
+{
+	FILE *in, *f;
+	char buf[65536];
+	size_t n;
+
+	if (strcmp(path, "-"))
+		return fopen(path, "r");
+	/* stdin: the dumps are read twice, so keep a copy */
+	f = tmpfile();
+	in = stdin;
+	while (f && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, f) != n) {
+			fclose(f);
+			return NULL;
+		}
+	if (f)
+		rewind(f);
+	return f;
+}
+
+static void list_dumps(const struct run *r)
+{
+	int i;
+
+	for (i = 0; i < r->ndumps; i++)
+		printf("dump %d: line %lu, %lu records%s\n", i + 1,
+		       r->dumps[i].line, r->dumps[i].records,
+		       r->dumps[i].marker ? "" : " (no start marker)");
+}
+
+static int run_conversion(struct run *r, struct conv_opts *o)
+{
+	const char *kallsyms = NULL;
+
+	if (scan(r))
+		return 1;
+	if (!r->ndumps) {
+		fprintf(stderr, "%s: no ftrace dump in this log\n", o->log);
+		return 1;
+	}
+	if (o->list) {
+		list_dumps(r);
+		return 0;
+	}
+	if (!o->dump)
+		o->dump = r->ndumps;
+	if (o->dump < 1 || o->dump > r->ndumps) {
+		fprintf(stderr, "%s: there %s %d dump%s; no dump %d\n", o->log,
+			r->ndumps == 1 ? "is" : "are", r->ndumps,
+			r->ndumps == 1 ? "" : "s", o->dump);
+		return 1;
+	}
+	if (load_formats(r, &kallsyms) || stats_init(&r->st, MAX_CPUS) ||
+	    !(r->comms = comms_new()) || stage_dir(r))
+		return 1;
+	if (convert_dump(r) || write_trace(r, kallsyms))
+		return 1;
+	r->st.dump = o->dump;
+	r->st.ndumps = r->ndumps;
+	r->st.dump_line = r->dumps[o->dump - 1].line;
+	r->st.marker = r->dumps[o->dump - 1].marker;
+	if (!o->quiet)
+		stats_print(&r->st, o->log, stdout);
+	if (r->st.line_errors > (unsigned long)o->max_errors)
+		fprintf(stderr, "%s: %lu more lines kept as text\n", o->log,
+			r->st.line_errors - (unsigned long)o->max_errors);
+	return o->strict && r->st.text ? 3 : 0;
+}
+
+int convert_run(const struct conv_opts *opts)
+{
+	struct conv_opts o = *opts;
+	struct run r = { .o = &o };
+	int c, ret;
+
+	r.dumps = calloc(MAX_DUMPS, sizeof(*r.dumps));
+	r.log = open_log(o.log);
+	if (!r.log || !r.dumps) {
+		fprintf(stderr, "ftdump: %s: %s\n", o.log, strerror(errno));
+		free(r.dumps);
+		if (r.log)
+			fclose(r.log);
+		return 1;
+	}
+	ret = run_conversion(&r, &o);
+	for (c = 0; c < r.ncpu; c++)
+		rb_cpu_close(r.cpu[c]);
+	unstage(&r);
+	inv_free(r.inv);
+	ksyms_free(r.ks);
+	if (r.tep)
+		tep_free(r.tep);
+	comms_free(r.comms);
+	stats_free(&r.st);
+	free(r.pending);
+	free(r.dumps);
+	fclose(r.log);
+	return ret;
+}

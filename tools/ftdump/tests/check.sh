@@ -1,0 +1,119 @@
+#!/bin/sh
+# Host tests of ftdump (TAP). Every conversion runs the ASan+UBSan build;
+# trace-cmd report (Debian's trace-cmd 3.1.6) reads what it wrote.
+set -u
+cd "$(dirname "$0")/.."
+FT=build/san/ftdump
+FMT=tests/formats
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export UBSAN_OPTIONS=halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+	LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp
+n=0 fail=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
+check() { name=$1; shift; if "$@" >"$T/out" 2>&1; then ok "$name"; else notok "$name"; sed 's/^/# /' "$T/out" | head -20; fi; }
+
+# conv LOG [options]: convert into $T/x.dat, raw records into $T/x.raw
+conv() {
+	log=$1; shift
+	rm -f "$T/x.dat" "$T/x.raw"
+	$FT -f $FMT -o "$T/x.dat" "$@" "$log" >"$T/x.sum" 2>"$T/x.err" || return 1
+	trace-cmd report -R "$T/x.dat" >"$T/x.raw" 2>"$T/x.rerr" || return 1
+	grep -v '^cpus=' "$T/x.raw" > "$T/x.rec"
+}
+
+same_as_base() { conv "$1" && cmp -s "$T/base.rec" "$T/x.rec"; }
+
+echo "TAP version 13"
+
+
+check "--help exits 0 and names --save-formats" sh -c "$FT --help | grep -q -- --save-formats"
+check "man page renders" sh -c "MANWIDTH=80 man -l ftdump.1 2>/dev/null | grep -q 'save-formats'"
+check "no arguments: usage, exit 2" sh -c "$FT; test \$? -eq 2"
+
+# --- the sample dump: every kind of record the fixture formats have
+conv tests/sample.log && cp "$T/x.rec" "$T/base.rec" && cp "$T/x.sum" "$T/base.sum" && cp "$T/x.dat" "$T/base.dat" && cp "$T/x.err" "$T/x.err.base"
+check "sample converts, trace-cmd report reads it" test -s "$T/base.rec"
+check "10 records on 2 CPUs, 42 lost" sh -c "grep -q '12 records, 10 rebuilt, 2 kept as text, 42 lost' $T/base.sum && grep -q '^cpus=2' $T/x.raw"
+check "sched_switch fields equal the text (prev_state D|T+ = 262)" grep -q 'prev_comm=hackbench prev_pid=231 prev_prio=120 prev_state=262 next_comm=swapper/0 next_pid=0 next_prio=120' "$T/base.rec"
+check "lost events are in the file" sh -c "trace-cmd report $T/x.dat 2>/dev/null | grep -q 'CPU:1 \[42 EVENTS DROPPED\]'"
+check "function line rebuilt from kallsyms" grep -q 'function: *ip=do_idle parent_ip=cpuidle_enter' "$T/base.rec"
+check "trace_marker text is a print record" grep -q 'print: *ip=tracing_mark_write buf=hello marker' "$T/base.rec"
+check "irq_handler_exit: conditional string inverted (ret=handled -> 1)" grep -q 'irq_handler_exit: *irq=24 ret=1' "$T/base.rec"
+# libtraceevent 1.7.1 prints timer_start's flags wrong ("x & (A | B)" is
+# parsed as "(x & A) | B"): the record cannot print back as dumped
+check "timer_start: kept as text, named on stderr" sh -c "grep -q 'sample.log:15: timer_start: text does not fit' $T/x.err.base && grep -q 'buf=timer_start: timer=ffff888003a1c000' $T/base.rec"
+check "__data_loc string, symbolic and %p fields rebuilt" sh -c "grep -q 'irq=24 name=virtio0-input.0' $T/base.rec && grep -q 'vec=7' $T/base.rec && grep -q 'hrtimer=0xa1b2c3d4 function=hrtimer_wakeup' $T/base.rec"
+check "full comm from sched_switch in the pid table" sh -c "trace-cmd report $T/x.dat 2>/dev/null | grep -q 'kworker/0:1-12'"
+check "unknown event: error names line and event, kept as text" sh -c "grep -q 'sample.log:17: mystery_event: is not an event' $T/x.err && grep -q 'buf=mystery_event: a=1 b=2' $T/base.rec"
+
+# --- input forms: the same records from each
+sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' tests/sample.log > "$T/nots.log"
+check "no printk timestamps" same_as_base "$T/nots.log"
+sed -E 's/^(\[ *[0-9]+\.[0-9]+\]) /\1 [    T1] /' tests/sample.log > "$T/caller.log"
+check "printk caller ids" same_as_base "$T/caller.log"
+sed -E 's/^/<4>/' tests/sample.log > "$T/raw.log"
+check "dmesg -r / kmsg levels" same_as_base "$T/raw.log"
+sed -E 's/^/Dec  4 00:01:02 target kernel: /' tests/sample.log > "$T/syslog.log"
+check "syslog / journal prefix" same_as_base "$T/syslog.log"
+sed -E 's/$/\r/' tests/sample.log > "$T/serial.log"
+check "serial log with CR LF" same_as_base "$T/serial.log"
+awk 'NR==7 { print "[   12.345681] random: crng init done" } { print }' tests/sample.log > "$T/inter.log"
+if same_as_base "$T/inter.log" && grep -q 'not understood inside the dump: 1 (lines 7)' "$T/x.sum"; then ok "interleaved message: records unchanged, line 7 reported"; else notok "interleaved message: records unchanged, line 7 reported"; fi
+awk 'NR==5 { print substr($0, 1, 90); print substr($0, 91); next } { print }' tests/sample.log > "$T/wrap.log"
+if same_as_base "$T/wrap.log" && grep -q 'wrapped lines joined: 1' "$T/x.sum"; then ok "wrapped line joined"; else notok "wrapped line joined"; fi
+
+check "log on stdin ('-') converts the same" sh -c "$FT -q -f $FMT -o $T/in.dat - < tests/sample.log 2>/dev/null && trace-cmd report -R $T/in.dat 2>/dev/null | grep -v '^cpus=' | cmp -s - $T/base.rec"
+check "unwritable output: exit 1, no file left" sh -c "$FT -q -f $FMT -o $T/nodir/x.dat tests/sample.log 2>/dev/null; test \$? -eq 1 && test ! -e $T/nodir"
+
+# --- truncated and several dumps
+head -c "$(grep -b 'prev_state=D|T+' tests/sample.log | cut -d: -f1)" tests/sample.log > "$T/trunc.log"
+printf '[   12.345688] hackbench-231       0d..2.    150us : sched_switch: prev_comm=hackb' >> "$T/trunc.log"
+if conv "$T/trunc.log" && grep -q '11 records, 9 rebuilt, 2 kept as text' "$T/x.sum" && grep -q 'truncated: the dump.s end marker is missing' "$T/x.sum" && grep -q 'buf=sched_switch: prev_comm=hackb' "$T/x.rec"; then ok "truncated dump: complete records kept, the cut one as text, loss reported"; else notok "truncated dump"; cat "$T/x.sum" | sed 's/^/# /'; fi
+{ sed 's/hello marker/first dump/' tests/sample.log; cat tests/sample.log; } > "$T/two.log"
+if conv "$T/two.log" && cmp -s "$T/base.rec" "$T/x.rec" && conv "$T/two.log" --dump 1 && grep -q 'buf=first dump' "$T/x.rec" && $FT --list "$T/two.log" | grep -c '^dump' | grep -qx 2; then ok "two dumps: the last by default, --dump 1, --list"; else notok "two dumps"; fi
+grep -v ' 0d\.\.\| 0\.\.' tests/sample.log | grep -v '<idle>-0         0' > "$T/orig.log"
+if conv "$T/orig.log" && grep -q '^cpus=2' "$T/x.raw" && ! grep -q '\[000\]' "$T/x.rec" && grep -q '\[001\]' "$T/x.rec"; then ok "orig_cpu dump (one CPU's records)"; else notok "orig_cpu dump"; fi
+
+# --- bad input: clear errors, never a crash
+head -c 200000 /dev/urandom > "$T/garbage.log"
+check "garbage log: 'no ftrace dump', exit 1" sh -c "$FT -f $FMT -o $T/g.dat $T/garbage.log 2>&1 | grep -q 'no ftrace dump'; test \$? -eq 0 && test ! -e $T/g.dat"
+{ sed -n 1,4p tests/sample.log; head -c 100000 /dev/urandom | tr -d '\000'; echo; sed -n '5,$p' tests/sample.log; } > "$T/garbage2.log"
+check "garbage inside a dump: records still converted" sh -c "$FT -q -e 0 -f $FMT -o $T/g2.dat $T/garbage2.log && trace-cmd report $T/g2.dat 2>/dev/null | grep -q 'sched_wakeup'"
+check "--strict: exit 3 with a text-only record" sh -c "$FT -q -s -f $FMT -o $T/s.dat tests/sample.log 2>/dev/null; test \$? -eq 3"
+check "formats directory without formats: exit 1, named" sh -c "$FT -f $T -o $T/f.dat tests/sample.log 2>&1 | grep -q \"$T: no event formats\"; test ! -e $T/f.dat"
+
+# --- the format bundle from a tracefs layout
+mkdir -p "$T/tracefs" && cp -r $FMT/events "$T/tracefs/" && cp $FMT/kallsyms "$T/tracefs/k"
+for d in "$T"/tracefs/events/*/; do : > "$d/enable"; done
+if $FT --save-formats "$T/bundle" --tracefs "$T/tracefs" --kallsyms "$T/tracefs/k" 2>"$T/save.err" &&
+   $FT -q -f "$T/bundle" -o "$T/b.dat" tests/sample.log 2>/dev/null &&
+   trace-cmd report -R "$T/b.dat" 2>/dev/null | grep -v '^cpus=' | cmp -s - "$T/base.rec"; then
+	ok "--save-formats bundle converts the same"
+else
+	notok "--save-formats bundle converts the same"; sed 's/^/# /' "$T/save.err"
+fi
+
+# --- the truth comparison of the guest test (tests/ftdump-compare.sh)
+check "compare: a conversion equals itself" sh -c "./tests/ftdump-compare.sh $T/base.dat $T/base.dat"
+sed 's/prev_prio=120 prev_state=S/prev_prio=99 prev_state=S/' tests/sample.log > "$T/diff.log"
+check "compare: one changed field is found" sh -c "$FT -q -f $FMT -o $T/d.dat $T/diff.log 2>/dev/null; ! ./tests/ftdump-compare.sh $T/base.dat $T/d.dat > $T/cmp.out && grep -q 'different 1,' $T/cmp.out"
+
+# --- the real viewer: KernelShark 2.2 under Xvfb, screenshot kept
+./build/gen-log 3000 4 > "$T/ks.log"
+./ftdump -q -f $FMT -o "$T/ks.dat" "$T/ks.log"
+./tests/kernelshark-shot.sh "$T/ks.dat" build/kernelshark.png > "$T/ks.out" 2>&1
+case $? in
+0) ok "KernelShark opens a converted dump (screenshot build/kernelshark.png)" ;;
+77) n=$((n + 1)); echo "ok $n KernelShark # SKIP $(head -1 "$T/ks.out")" ;;
+*) notok "KernelShark opens a converted dump"; sed 's/^/# /' "$T/ks.out" ;;
+esac
+
+# --- the line parser under libFuzzer, bounded
+check "libFuzzer: 200000 runs of the line parser" sh -c "mkdir -p $T/corpus && ./build/fuzz_line -runs=200000 -max_len=2048 -seed=1 $T/corpus tests/corpus >$T/fuzz.log 2>&1 || { tail -20 $T/fuzz.log; exit 1; }"
+check "parser unit tests" build/san/test_line
+
+echo "1..$n"
+echo "# $n tests, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the console-line parser (TAP-free: exit 1 on a failure,
+ * naming it; tests/check.sh reports it as one test point). */
+#include <stdio.h>
+#include <string.h>
+
+#include "logline.h"
+
+static int failed;
+
+static void expect(int cond, const char *what)
+{
+	if (!cond) {
+		printf("FAIL: %s\n", what);
+		failed = 1;
+	}
+}
+
+static void parse(const char *s, struct ftd_line *l)
+{
+	ftd_parse_line(s, strlen(s), l);
+}
+
+int main(void)
+{
+	struct ftd_line l;
+
+	parse("[  1.000000] kworker/-12        1dNh1.    110us : x: y", &l);
+	expect(l.kind == FTD_EVENT, "event line");
+	expect(!strcmp(l.comm, "kworker/") && l.pid == 12 && l.cpu == 1,
+	       "comm, pid, cpu");
+	/* d = IRQS_OFF, N = NEED_RESCHED|PREEMPT_RESCHED, h = HARDIRQ */
+	expect(l.flags == (0x01 | 0x04 | 0x20 | 0x08), "flags dNh");
+	expect(l.preempt == 1 && l.ts_us == 110, "preempt count, time");
+	expect(l.has_ts && l.body_len == 4 && !memcmp(l.body, "x: y", 4),
+	       "body");
+	parse("  <idle>-0         3D.Z2f 123456789us!: a", &l);
+	expect(l.kind == FTD_EVENT && l.cpu == 3 && l.preempt == 0xf2 &&
+	       l.flags == (0x01 | 0x80 | 0x40 | 0x08), "D, Z, migrate count");
+	parse("a-b-c-77      0.....   5us : z", &l);
+	expect(l.kind == FTD_EVENT && !strcmp(l.comm, "a-b-c") && l.pid == 77,
+	       "comm with dashes");
+	parse("  <idle>-0         0q..2.    100us : z", &l);
+	expect(l.kind == FTD_OTHER, "bad flag character");
+	parse("  <idle>-0         0d..2.    100 : z", &l);
+	expect(l.kind == FTD_OTHER, "no 'us'");
+	parse("<6>[ 5.5] [  C1] CPU:3 [LOST 17 EVENTS]", &l);
+	expect(l.kind == FTD_LOST && l.cpu == 3 && l.lost == 17, "lost line");
+	parse("[ 5.5] ##### CPU 2 buffer started ####", &l);
+	expect(l.kind == FTD_BUFSTART && l.cpu == 2, "buffer started");
+	parse("Dumping ftrace instance foo buffer:", &l);
+	expect(l.kind == FTD_START, "instance dump start");
+	parse("[ 1.0] ---------------------------------\r\n", &l);
+	expect(l.kind == FTD_SEP, "separator with CR LF");
+	parse("[ 1.0]    (ftrace buffer empty)", &l);
+	expect(l.kind == FTD_EMPTY, "empty buffer");
+	parse("", &l);
+	expect(l.kind == FTD_OTHER, "empty line");
+	parse("x-99999999999999999999 0..... 1us : a", &l);
+	expect(l.kind == FTD_OTHER, "pid overflow");
+	if (!failed)
+		printf("all parser checks passed\n");
+	return failed;
+}

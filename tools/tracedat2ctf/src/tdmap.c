@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace event formats -> babeltrace2 event classes, and record bytes ->
+ * field values.  Every field of an ftrace format becomes a typed member:
+ * integers keep their size and signedness, char arrays become strings,
+ * other fixed arrays static arrays, __data_loc/__rel_loc arrays (cpumasks
+ * included) dynamic arrays, pointers hex-displayed integers.
+ */
+#define _GNU_SOURCE
+#include "tdsrc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <trace-cmd/trace-cmd.h>
+
+/* A __data_loc word: low 16 bits offset, high 16 bits length. */
+#define LOC_SIZE 4
+#define LOC_OFFSET(v) ((v) & 0xffffu)
+#define LOC_LEN(v) ((v) >> 16)
+#define BITS_PER_BYTE 8
+#define MAX_EVENT_ID 0xffff
+
+/* Size in bytes of the element type named in a format "type" string. */
+static int type_elem_size(const char *type, int long_size)
+{
+	static const struct { const char *word; int size; } sizes[] = {
+		{ "long long", 8 }, { "u64", 8 }, { "s64", 8 }, { "__u64", 8 },
+		{ "u32", 4 }, { "s32", 4 }, { "__u32", 4 }, { "int", 4 },
+		{ "u16", 2 }, { "s16", 2 }, { "short", 2 },
+		{ "u8", 1 }, { "s8", 1 }, { "char", 1 }, { "bool", 1 },
+	};
+
+	if (strchr(type, '*') || strstr(type, "cpumask") ||
+	    strstr(type, "long"))
+		if (!strstr(type, "long long"))
+			return long_size;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (strstr(type, sizes[i].word))
+			return sizes[i].size;
+	return 1;	/* unknown element type: keep the bytes */
+}
+
+static bool is_pow2_int_size(int size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+/* Chooses how to decode field f. */
+static void classify(const struct tep_format_field *f, int long_size,
+		     struct td_field *out)
+{
+	unsigned long fl = f->flags;
+
+	out->f = f;
+	out->is_signed = fl & TEP_FIELD_IS_SIGNED;
+	out->elem_size = f->size;
+	if (fl & TEP_FIELD_IS_DYNAMIC) {
+		out->kind = (fl & TEP_FIELD_IS_STRING) ? TD_STRING_DYN
+						       : TD_ARRAY_DYN;
+		out->elem_size = type_elem_size(f->type, long_size);
+		return;
+	}
+	if ((fl & TEP_FIELD_IS_ARRAY) && f->size == 0) {
+		/* ftrace's print: char buf[] runs to the end of the record */
+		out->kind = (fl & TEP_FIELD_IS_STRING) ? TD_STRING_TAIL
+						       : TD_ARRAY_TAIL;
+		out->elem_size = type_elem_size(f->type, long_size);
+		return;
+	}
+	if (fl & TEP_FIELD_IS_STRING) {
+		out->kind = TD_STRING_FIXED;
+		return;
+	}
+	if ((fl & TEP_FIELD_IS_ARRAY) && f->arraylen) {
+		out->kind = TD_ARRAY_FIXED;
+		out->elem_size = f->size / (int)f->arraylen;
+		if (!is_pow2_int_size(out->elem_size) ||
+		    out->elem_size * (int)f->arraylen != f->size)
+			out->elem_size = 1;
+		return;
+	}
+	if (!is_pow2_int_size(f->size)) {
+		/* e.g. a 16-byte struct: keep it as bytes */
+		out->kind = TD_ARRAY_FIXED;
+		out->elem_size = 1;
+		out->is_signed = false;
+		return;
+	}
+	out->kind = out->is_signed ? TD_SINT : TD_UINT;
+}
+
+static bool is_hex(const struct tep_format_field *f)
+{
+	return (f->flags & TEP_FIELD_IS_POINTER) || strchr(f->type, '*') ||
+	       strstr(f->type, "cpumask");
+}
+
+static bt_field_class *int_class(bt_trace_class *tc, bool sign, int bytes,
+				 bool hex)
+{
+	bt_field_class *fc = sign ? bt_field_class_integer_signed_create(tc)
+				  : bt_field_class_integer_unsigned_create(tc);
+
+	if (!fc)
+		return NULL;
+	bt_field_class_integer_set_field_value_range(fc,
+		(uint64_t)bytes * BITS_PER_BYTE);
+	if (hex)
+		bt_field_class_integer_set_preferred_display_base(fc,
+			BT_FIELD_CLASS_INTEGER_PREFERRED_DISPLAY_BASE_HEXADECIMAL);
+	return fc;
+}
+
+static bt_field_class *field_class(bt_trace_class *tc,
+				   const struct td_field *tf)
+{
+	bool hex = is_hex(tf->f);
+	bt_field_class *elem, *fc = NULL;
+
+	switch (tf->kind) {
+	case TD_UINT:
+	case TD_SINT:
+		return int_class(tc, tf->is_signed, tf->elem_size, hex);
+	case TD_STRING_FIXED:
+	case TD_STRING_DYN:
+	case TD_STRING_TAIL:
+		return bt_field_class_string_create(tc);
+	case TD_ARRAY_FIXED:
+	case TD_ARRAY_DYN:
+	case TD_ARRAY_TAIL:
+		elem = int_class(tc, tf->is_signed, tf->elem_size, hex);
+		if (!elem)
+			return NULL;
+		if (tf->kind == TD_ARRAY_FIXED)
+			fc = bt_field_class_array_static_create(tc, elem,
+				(uint64_t)(tf->f->size / tf->elem_size));
+		else
+			fc = bt_field_class_array_dynamic_create(tc, elem,
+								 NULL);
+		bt_field_class_put_ref(elem);
+		return fc;
+	}
+	return NULL;
+}
+
+/* Member name: the ftrace name, or LTTng's where it differs. */
+static const char *member_name(struct td_source *src,
+			       const struct tep_event *ev,
+			       const struct tep_format_field *f)
+{
+	const char *n = src->lttng ? td_lttng_field_name(ev->name, f->name)
+				   : NULL;
+
+	return n ? n : f->name;
+}
+
+/* Appends members for fields[0..n) to the structure class st. */
+static int append_members(struct td_source *src, const struct tep_event *ev,
+			  struct tep_format_field *list, bool skip_type,
+			  bt_field_class *st, struct td_field **out,
+			  size_t *nout)
+{
+	int long_size = tep_get_long_size(src->tep);
+	size_t n = 0, cap = 0;
+	struct td_field *tf = NULL;
+
+	/* walk the format's list: tep_event_fields() trusts nr_fields,
+	 * which libtraceevent 1.7 leaves 0 for some formats */
+	for (struct tep_format_field *f = list; f; f = f->next)
+		cap++;
+	tf = calloc(cap ? cap : 1, sizeof(*tf));
+	if (!tf)
+		return -1;
+	for (struct tep_format_field *f = list; f; f = f->next) {
+		bt_field_class *fc;
+
+		if (skip_type && !strcmp(f->name, "common_type"))
+			continue;
+		classify(f, long_size, &tf[n]);
+		fc = field_class(src->tc, &tf[n]);
+		if (!fc || bt_field_class_structure_append_member(st,
+				member_name(src, ev, f), fc)) {
+			bt_field_class_put_ref(fc);
+			free(tf);
+			return -1;
+		}
+		bt_field_class_put_ref(fc);
+		n++;
+	}
+	*out = tf;
+	*nout = n;
+	return 0;
+}
+
+/*
+ * Event common context: "comm" (the pid-to-comm table of the file, looked
+ * up for common_pid) then every common field but common_type.
+ */
+bt_field_class *td_common_context_class(struct td_source *src)
+{
+	int count = tep_get_events_count(src->tep);
+	struct tep_event **evs = tep_list_events(src->tep, TEP_EVENT_SORT_ID);
+	bt_field_class *st = bt_field_class_structure_create(src->tc);
+	bt_field_class *comm = bt_field_class_string_create(src->tc);
+
+	free(src->common);
+	src->common = NULL;
+	if (!st || !comm || count <= 0 || !evs || !evs[0] ||
+	    bt_field_class_structure_append_member(st,
+			src->lttng ? "procname" : "comm", comm) ||
+	    append_members(src, evs[0], evs[0]->format.common_fields, true,
+			   st, &src->common, &src->ncommon)) {
+		bt_field_class_put_ref(comm);
+		bt_field_class_put_ref(st);
+		return NULL;
+	}
+	bt_field_class_put_ref(comm);
+	return st;
+}
+
+/* Name of an event class; LTTng's under --lttng. */
+static const char *event_name(struct td_source *src,
+			      const struct tep_event *ev)
+{
+	const char *n = src->lttng ? td_lttng_event_name(ev->system, ev->name)
+				   : NULL;
+
+	return n ? n : ev->name;
+}
+
+int td_build_event_classes(struct td_source *src, struct td_buffer *buf)
+{
+	int count = tep_get_events_count(src->tep);
+	struct tep_event **evs = tep_list_events(src->tep, TEP_EVENT_SORT_ID);
+	int max_id = -1;
+
+	if (count <= 0 || !evs)
+		return -1;
+	for (int i = 0; i < count; i++)
+		if (evs[i]->id > max_id)
+			max_id = evs[i]->id;
+	/* records carry the id in the u16 common_type: a larger one is corrupt */
+	if (max_id > MAX_EVENT_ID)
+		return -1;
+	buf->nev = max_id + 1;
+	buf->ev = calloc((size_t)buf->nev, sizeof(*buf->ev));
+	if (!buf->ev)
+		return -1;
+	for (int i = 0; i < count; i++) {
+		struct tep_event *ev = evs[i];
+		struct td_evclass *evc = &buf->ev[ev->id];
+		bt_field_class *st;
+
+		if (ev->id < 0)
+			continue;
+		evc->ec = bt_event_class_create_with_id(buf->sc,
+							(uint64_t)ev->id);
+		st = bt_field_class_structure_create(src->tc);
+		if (!evc->ec || !st ||
+		    bt_event_class_set_name(evc->ec, event_name(src, ev)) ||
+		    append_members(src, ev, ev->format.fields, false, st,
+				   &evc->fields, &evc->nfields) ||
+		    bt_event_class_set_payload_field_class(evc->ec, st)) {
+			bt_field_class_put_ref(st);
+			return -1;
+		}
+		bt_field_class_put_ref(st);
+	}
+	return 0;
+}
+
+void td_free_event_classes(struct td_buffer *buf)
+{
+	for (int i = 0; i < buf->nev; i++) {
+		bt_event_class_put_ref(buf->ev[i].ec);
+		free(buf->ev[i].fields);
+	}
+	free(buf->ev);
+	buf->ev = NULL;
+	buf->nev = 0;
+}
+
+static int64_t sign_extend(uint64_t v, int bytes)
+{
+	unsigned shift = 64 - (unsigned)bytes * BITS_PER_BYTE;
+
+	if (!shift)
+		return (int64_t)v;
+	return (int64_t)(v << shift) >> shift;
+}
+
+static void set_int(struct td_source *src, bt_field *f, const uint8_t *p,
+		    int bytes, bool sign)
+{
+	uint64_t v = tep_read_number(src->tep, p, bytes);
+
+	if (sign)
+		bt_field_integer_signed_set_value(f, sign_extend(v, bytes));
+	else
+		bt_field_integer_unsigned_set_value(f, v);
+}
+
+static int set_string(bt_field *f, const uint8_t *p, size_t max)
+{
+	size_t len = strnlen((const char *)p, max);
+
+	bt_field_string_clear(f);
+	return bt_field_string_append_with_length(f, (const char *)p,
+						  len) ? -1 : 0;
+}
+
+static int set_array(struct td_source *src, bt_field *f, const uint8_t *p,
+		     const struct td_field *tf, uint64_t n)
+{
+	if (tf->kind != TD_ARRAY_FIXED &&
+	    bt_field_array_dynamic_set_length(f, n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		set_int(src, bt_field_array_borrow_element_field_by_index(f, i),
+			p + i * (uint64_t)tf->elem_size, tf->elem_size,
+			tf->is_signed);
+	return 0;
+}
+
+/*
+ * Finds the bytes of a __data_loc / __rel_loc field; -1 if they lie outside
+ * the record (a corrupt record).
+ */
+static int dyn_bytes(struct td_source *src, const struct tep_record *rec,
+		     const struct tep_format_field *f, uint32_t *off,
+		     uint32_t *len)
+{
+	uint32_t loc = (uint32_t)tep_read_number(src->tep,
+		(const uint8_t *)rec->data + f->offset, LOC_SIZE);
+
+	*off = LOC_OFFSET(loc);
+	*len = LOC_LEN(loc);
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		*off += (uint32_t)f->offset + LOC_SIZE;
+	return (uint64_t)*off + *len > (uint64_t)rec->size ? -1 : 0;
+}
+
+static int fill_one(struct td_source *src, const struct td_field *tf,
+		    const struct tep_record *rec, bt_field *f)
+{
+	const uint8_t *data = rec->data;
+	const struct tep_format_field *ff = tf->f;
+	uint32_t off, len;
+
+	if (ff->offset < 0 || ff->size < 0 ||
+	    (uint64_t)ff->offset + (uint64_t)ff->size > (uint64_t)rec->size)
+		return -1;
+	switch (tf->kind) {
+	case TD_UINT:
+	case TD_SINT:
+		set_int(src, f, data + ff->offset, tf->elem_size,
+			tf->is_signed);
+		return 0;
+	case TD_STRING_FIXED:
+		return set_string(f, data + ff->offset, (size_t)ff->size);
+	case TD_ARRAY_FIXED:
+		return set_array(src, f, data + ff->offset, tf,
+				 (uint64_t)(ff->size / tf->elem_size));
+	case TD_STRING_DYN:
+	case TD_ARRAY_DYN:
+		if (dyn_bytes(src, rec, ff, &off, &len))
+			return -1;
+		if (tf->kind == TD_STRING_DYN)
+			return set_string(f, data + off, len);
+		return set_array(src, f, data + off, tf,
+				 len / (uint32_t)tf->elem_size);
+	case TD_STRING_TAIL:
+		return set_string(f, data + ff->offset,
+				  (size_t)(rec->size - ff->offset));
+	case TD_ARRAY_TAIL:
+		return set_array(src, f, data + ff->offset, tf,
+				 (uint64_t)(rec->size - ff->offset) /
+				 (uint64_t)tf->elem_size);
+	}
+	return -1;
+}
+
+int td_fill_fields(struct td_source *src, const struct td_field *fields,
+		   size_t n, size_t first_member, const struct tep_record *rec,
+		   bt_field *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fill_one(src, &fields[i], rec,
+			     bt_field_structure_borrow_member_field_by_index(st,
+				first_member + i)))
+			return -1;
+	return 0;
+}
+
+int td_fill_common(struct td_source *src, const struct tep_record *rec,
+		   bt_field *ctx)
+{
+	int pid = tep_data_pid(src->tep, (struct tep_record *)rec);
+	const char *comm = tep_data_comm_from_pid(src->tep, pid);
+
+	if (bt_field_string_set_value(
+		    bt_field_structure_borrow_member_field_by_index(ctx, 0),
+		    comm ? comm : "<...>"))
+		return -1;
+	return td_fill_fields(src, src->common, src->ncommon, 1, rec, ctx);
+}
