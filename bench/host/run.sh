@@ -3,14 +3,13 @@
 # on the host and write one report, build/bench/REPORT.md, with the date,
 # the machine and every benchmark's table.
 #   bench/host/run.sh [--env NAME=VALUE]... [BENCHMARK.sh...]
-# Without a benchmark, all of them: bench/guest/*.sh (and bench/rtgroup.sh,
-# which stays in bench/ until its owner moves it).
+# Without a benchmark, all of them: bench/guest/*.sh
 set -uo pipefail
 . "$(dirname "$0")/../../lab/lib/machine.sh"
 top=$lab_top build=$lab_build
 envs=()
 while [ "${1:-}" = --env ]; do envs+=(--env "$2"); shift 2; done
-[ $# -gt 0 ] || set -- "$top"/bench/guest/*.sh "$top"/bench/rtgroup.sh
+[ $# -gt 0 ] || set -- "$top"/bench/guest/*.sh
 suite=${BENCH_SUITE:-bench}
 "$top/lab/rtlab" run --suite "$suite" --dir bench --kernel "${KERNEL:-$(default_kernel bench)}" "${envs[@]}" "$@" \
 	>"$build/bench-$suite.tap" 2>&1

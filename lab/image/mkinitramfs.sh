@@ -24,9 +24,8 @@ out=$build/initramfs
 root=$out/root
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
-# Guest-side sources.  bench/rtgroup.sh stays beside bench/guest/ until its
-# owner's work lands (see bench/host/run.sh).
-guest_sources=(lab/image/init tests/guest tests/stress bench/guest bench/rtgroup.sh
+# Guest-side sources.
+guest_sources=(lab/image/init tests/guest tests/stress bench/guest
 	lab/selftest/harness lab/selftest/reboot kernel/configs)
 
 # pack DIR OUT: DIR as an uncompressed newc archive (unpacking a gzip'd
@@ -83,7 +82,7 @@ guest_layer() {
 	install_exec "$top"/tests/stress/* "$g/rtlab/stress"
 	install_exec "$top"/lab/selftest/reboot/* "$g/rtlab/reboot"
 	install_exec "$top"/lab/selftest/harness/* "$g/rtlab/selftest"
-	install_exec "$top"/bench/guest/*.sh "$top"/bench/rtgroup.sh "$g/rtlab/bench"
+	install_exec "$top"/bench/guest/*.sh "$g/rtlab/bench"
 	# base and the bootable variants' fragments (00-smoke compares them)
 	mkdir -p "$g/rtlab/configs"
 	for v in base $(variants); do cp "$top/kernel/configs/$v.config" "$g/rtlab/configs/"; done

@@ -12,7 +12,7 @@ lab() { BUILD=$tmp/build bash -c ". '$top/lab/lib/machine.sh'; $1"; }
 hdr() { printf '#!/bin/sh\n# rtlab: %s\n# a comment\necho\n' "$1" >"$tmp/$2"; }
 
 t "every header in tests/, bench/ and lab/selftest/ parses" \
-	lab 'for f in '"$top"'/tests/guest/[0-9]* '"$top"'/tests/stress/* '"$top"'/bench/guest/*.sh '"$top"'/bench/rtgroup.sh '"$top"'/lab/selftest/harness/* '"$top"'/lab/selftest/reboot/*; do machine_parse "$f" tests || exit 1; done'
+	lab 'for f in '"$top"'/tests/guest/[0-9]* '"$top"'/tests/stress/* '"$top"'/bench/guest/*.sh '"$top"'/lab/selftest/harness/* '"$top"'/lab/selftest/reboot/*; do machine_parse "$f" tests || exit 1; done'
 hdr "kernel=rt cpus=4 mem=640 timeout=30 nics=e1000e,e1000 tpm=yes devices=edu qemu_trace=tpm_tis_* cmdline=isolcpus=1,2 cmdline=nohz_full=1" full
 t "a full header sets every key" \
 	lab "machine_parse $tmp/full tests && [ \"\$M_kernel \$M_cpus \$M_mem \$M_timeout \$M_nics \$M_tpm \$M_devices \$M_qtrace\" = 'rt 4 640 30 e1000e,e1000 yes edu tpm_tis_*' ] && [ \"\$M_cmdline\" = 'isolcpus=1,2 nohz_full=1' ]"

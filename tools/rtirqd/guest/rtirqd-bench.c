@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rtirqd-bench: guest helper for tests/guest/40-rtirqd.sh and
- * bench/rtirqd-latency.sh.  Repeatedly creates a threaded irq through a
+ * bench/guest/rtirqd-latency.sh.  Repeatedly creates a threaded irq through a
  * control file (the rtlab_irqsim test module, or any command file), finds
  * the new irq thread, and measures the time from the write() that created
  * the irq returning (request_irq() has returned by then) to the moment the

@@ -2,7 +2,7 @@
 # rtlab: kernel=rt cpus=4 mem=512 timeout=1500
 # RT group scheduling (cgroup v1 cpu.rt_runtime_us / cpu.rt_period_us):
 # what a group gets and what group scheduling costs, on the kernel it runs
-# on (issue 7/8).  bench/rtgroup-ab.sh runs it on two kernels and prints the
+# on (issue 7/8).  bench/host/rtgroup-ab.sh runs it on two kernels and prints the
 # ratios.
 #
 # Method (helper /usr/local/libexec/rtlab/rtgload, tests/progs/rtgload.c):
@@ -27,7 +27,7 @@
 #              implementation counts it against the same 95%.
 # Under TCG the absolute figures are emulator time: compare the columns of
 # one run (group / root), or the same row between two kernels in one
-# session (bench/rtgroup-ab.sh).
+# session (bench/host/rtgroup-ab.sh).
 . /rtlab/lib.sh
 
 L=/usr/local/libexec/rtlab/rtgload
@@ -39,7 +39,7 @@ PP_SECS=${RTG_PP_SECS:-3}
 out=${RTLAB_OUT:-/tmp}
 kver=$(uname -r)
 ncpu=$(grep -c ^processor /proc/cpuinfo)
-metrics=$out/metrics.txt	# "name value" lines, for bench/rtgroup-ab.sh
+metrics=$out/metrics.txt	# "name value" lines, for bench/host/rtgroup-ab.sh
 : >"$metrics"
 
 cg_mount() {

@@ -1,18 +1,18 @@
 #!/bin/bash
-# Run bench/rtgroup.sh on two kernel variants, alternately, and print every
+# Run bench/guest/rtgroup.sh on two kernel variants, alternately, and print every
 # figure of both with the ratio B / A (host side; the guests run one at a
 # time).
 #
-#   bench/rtgroup-ab.sh [--rounds N] [--env NAME=VALUE]... KERNEL_A KERNEL_B
+#   bench/host/rtgroup-ab.sh [--rounds N] [--env NAME=VALUE]... KERNEL_A KERNEL_B
 #
 # e.g.  kernel/scripts/build-without.sh 0006 rt     # variant rt-no0006
-#       bench/rtgroup-ab.sh rt-no0006 rt
+#       bench/host/rtgroup-ab.sh rt-no0006 rt
 # With --rounds N (default 1) the kernels take turns N times (A B A B ...),
 # and each figure is the median over the rounds: host load drifts, and
 # alternating spreads it over both.  Under TCG only ratios measured this
 # way mean anything.  Output: build/bench/rtgroup-ab.md (and stdout).
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 rounds=1
 envs=()
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# = 2 ] || { echo "usage: bench/rtgroup-ab.sh [--rounds N] [--env NAME=VALUE]... KERNEL_A KERNEL_B" >&2; exit 2; }
+[ $# = 2 ] || { echo "usage: bench/host/rtgroup-ab.sh [--rounds N] [--env NAME=VALUE]... KERNEL_A KERNEL_B" >&2; exit 2; }
 case "$rounds" in ''|*[!0-9]*|0) echo "rtgroup-ab: --rounds takes a positive number" >&2; exit 2 ;; esac
 a=$1 b=$2
 for k in "$a" "$b"; do
@@ -43,7 +43,7 @@ for r in $(seq "$rounds"); do
 	for k in "$a" "$b"; do
 		suite=rtgroup-ab-$k
 		echo "rtgroup-ab: round $r of $rounds, kernel $k" >&2
-		KERNEL=$k BENCH_SUITE=$suite "$top/bench/run.sh" "${envs[@]}" "$top/bench/rtgroup.sh" >"$res/$k-$r.log" 2>&1 ||
+		KERNEL=$k BENCH_SUITE=$suite "$top/bench/host/run.sh" "${envs[@]}" "$top/bench/guest/rtgroup.sh" >"$res/$k-$r.log" 2>&1 ||
 			echo "rtgroup-ab: the bench on $k (round $r) reported failures, see $res/$k-$r.log" >&2
 		m=$(ls "$build/run/$suite"/*/out/rtgroup.sh/metrics.txt 2>/dev/null | tail -n 1)
 		[ -n "$m" ] || { echo "rtgroup-ab: no metrics from $k (round $r), see $res/$k-$r.log" >&2; exit 1; }
