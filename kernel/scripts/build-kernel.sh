@@ -57,7 +57,10 @@ while IFS= read -r line; do
 			bad=1
 		fi ;;
 	esac
-done < <(cat "${frags[@]}" | sed 's/[[:space:]]*#.*//' | grep '^CONFIG_')
+done < <(cat "${frags[@]}" | sed 's/[[:space:]]*#.*//' | grep '^CONFIG_' |
+	# a later fragment overrides an earlier one (rt-nogroup.config turns
+	# base.config's RT_GROUP_SCHED off): check each option's last value
+	awk -F= '!($1 in v) { order[++n] = $1 } { v[$1] = $0 } END { for (i = 1; i <= n; i++) print v[order[i]] }')
 [ "$bad" = 0 ] || die "config for '$variant' is not what kernel/configs asks for"
 
 if ! cmp -s "$cfg/.config" "$out/.config"; then
