@@ -59,3 +59,24 @@ fifo_hog() {
 	[ -n "${2:-}" ] && taskset -p "$2" "$_p" >/dev/null
 	echo "$_p" >"$1" && chrt -f -p 50 "$_p" && echo "$_p"
 }
+# wr FILE VALUE: write VALUE to FILE; on failure $werr is the errno's name
+# (EINVAL, EBUSY, EPERM, EACCES) or the shell's message
+wr() {
+	werr=$( (echo "$2" >"$1") 2>&1 ) && { werr=""; return 0; }
+	case "$werr" in
+	*"Invalid argument"*) werr=EINVAL ;;
+	*"Device or resource busy"*) werr=EBUSY ;;
+	*"Operation not permitted"*) werr=EPERM ;;
+	*"Permission denied"*) werr=EACCES ;;
+	esac
+	return 1
+}
+# cpu_pct PID SECS: PID's CPU time over SECS s, in percent of one CPU
+# (from schedstat: what the task ran, whatever the host did meanwhile)
+cpu_pct() {
+	_t0=$(up); _a=$(ns "$1"); sleep "$2"; _t1=$(up); _b=$(ns "$1")
+	awk -v a="$_a" -v b="$_b" -v t0="$_t0" -v t1="$_t1" \
+		'BEGIN { printf "%.2f", (b - a) * 100 / ((t1 - t0) * 1e9) }'
+}
+# gone PID: PID has exited (no such process, or a zombie)
+gone() { [ ! -e "/proc/$1/stat" ] || [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]; }

@@ -1,0 +1,93 @@
+#!/bin/sh
+# rtlab: kernel=rt cpus=4 mem=512 timeout=240
+# An RT group's runtime set to 0 while it has RT tasks (issue 24, bug 5).
+# With sched_rt_runtime_us = -1 (RT bandwidth control off), a
+# 50 ms / 100 ms group and two FIFO 50 hogs pinned to CPU 2:
+#   1  writing 0 to cpu.rt_runtime_us is refused with EBUSY, as it is with
+#      bandwidth control on (the group's tasks run only in its servers;
+#      before, the write was taken and the hogs never ran again)
+#   2  the hogs still run: together at least 40% of CPU 2 over 2 s
+#   3  kill -9 ends both within 1 s
+#   4  an RT task attached to a group while 0 is written to its runtime
+#      (20 races) always runs afterwards and can be killed: should the
+#      group end up with a task and no budget, the task runs in the root
+#      rt_rq (as the tasks of groups without servers do), never stranded
+. /rtlab/lib.sh
+
+CG=/sys/fs/cgroup/cpu
+G=$CG/rtg-z
+RACES=${RTG_RACES:-20}
+hogs=""
+rt0=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+cleanup() {
+	for p in $hogs; do kill -9 "$p" 2>/dev/null; done
+	sleep 0.3
+	rmdir $G 2>/dev/null
+	echo "$rt0" >/proc/sys/kernel/sched_rt_runtime_us
+}
+trap cleanup EXIT
+tap_plan 4
+
+if ! cg_mount || ! wr /proc/sys/kernel/sched_rt_runtime_us -1 || ! mkdir $G ||
+   ! wr $G/cpu.rt_period_us 100000 || ! wr $G/cpu.rt_runtime_us 50000; then
+	tap_fail "setup: sched_rt_runtime_us -1 and a 50 ms / 100 ms group ($werr)"
+	tap_done
+fi
+h1=$(fifo_hog $G/tasks 4) && h2=$(fifo_hog $G/tasks 4)
+hogs="$h1 $h2"
+
+# --- 1 ---
+if wr $G/cpu.rt_runtime_us 0; then
+	tap_fail "runtime 0 with two FIFO hogs queued: taken (now $(cat $G/cpu.rt_runtime_us))"
+elif [ "$werr" = EBUSY ] && [ "$(cat $G/cpu.rt_runtime_us)" = 50000 ]; then
+	tap_ok "runtime 0 with two FIFO hogs queued: refused with EBUSY, runtime still 50000"
+else
+	tap_fail "runtime 0 with two FIFO hogs queued: refused with $werr, runtime $(cat $G/cpu.rt_runtime_us)"
+fi
+
+# --- 2 ---
+ok=0
+for i in 1 2 3; do
+	t0=$(up); a1=$(ns $h1); a2=$(ns $h2); sleep 2; t1=$(up); b1=$(ns $h1); b2=$(ns $h2)
+	got=$(awk -v a="$((a1 + a2))" -v b="$((b1 + b2))" -v t0="$t0" -v t1="$t1" \
+		'BEGIN { printf "%.2f", (b - a) * 100 / ((t1 - t0) * 1e9) }')
+	tap_diag "window $i: the hogs ran $(((b1 - a1) / 1000000)) + $(((b2 - a2) / 1000000)) ms, $got% of CPU 2"
+	atleast "$got" 40 && { ok=1; break; }
+done
+tap_check "the group's hogs still run (at least 40% of CPU 2 together: $got%)" [ $ok = 1 ]
+
+# --- 3 ---
+kill -9 $h1 $h2
+sleep 1
+if gone $h1 && gone $h2; then
+	tap_ok "kill -9 ends both hogs within 1 s"
+else
+	tap_fail "kill -9: the hogs are still there 1 s later (state $(awk '{ print $3 }' /proc/$h1/stat) and $(awk '{ print $3 }' /proc/$h2/stat))"
+fi
+wait $h1 $h2 2>/dev/null
+hogs=""
+
+# --- 4 ---
+bad=""
+for i in $(seq $RACES); do
+	wr $G/cpu.rt_runtime_us 50000 || { bad="$bad [$i: runtime 50000 $werr]"; break; }
+	sh -c 'while :; do :; done' >/dev/null 2>&1 &
+	p=$!
+	taskset -p 4 $p >/dev/null && chrt -f -p 50 $p
+	hogs=$p
+	(echo $p >$G/tasks) 2>/dev/null &
+	a=$!
+	(echo 0 >$G/cpu.rt_runtime_us) 2>/dev/null
+	wait $a
+	n0=$(ns $p); sleep 0.3; n1=$(ns $p)
+	where=$(grep -qx "$p" $G/tasks && echo group || echo root)
+	kill -9 $p; sleep 0.3
+	if [ $((n1 - n0)) -le 0 ] || ! gone $p; then
+		bad="$bad [$i: in the $where, runtime $(cat $G/cpu.rt_runtime_us), ran $(((n1 - n0) / 1000)) us, killed: $(gone $p && echo yes || echo no)]"
+		break
+	fi
+	wait $p 2>/dev/null
+	hogs=""
+done
+tap_check "$RACES attach/runtime-0 races: the task always ran and was killed${bad:+:$bad}" [ -z "$bad" ]
+tap_done
