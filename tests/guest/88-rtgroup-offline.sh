@@ -54,7 +54,7 @@ bw2=$(rd_bw)
 tap_check "root domains reserve what they did before the hotplug: \"$bw1\" -> \"$bw2\"" [ "$bw1" = "$bw2" ]
 
 # --- 4 ---
-sh -c 'while :; do sleep 1; done' >/dev/null 2>&1 &
+sleep 1000 &
 dl=$!
 if ! chrt -d --sched-runtime 30000000 --sched-deadline 100000000 --sched-period 100000000 -p 0 $dl; then
 	tap_fail "a 30 ms / 100 ms SCHED_DEADLINE task beside the group"
