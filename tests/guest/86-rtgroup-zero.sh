@@ -8,8 +8,9 @@
 #      before, the write was taken and the hogs never ran again)
 #   2  the hogs still run: together at least 40% of CPU 2 over 2 s
 #   3  kill -9 ends both within 1 s
-#   4  an RT task attached to a group while 0 is written to its runtime
-#      (20 races) always runs afterwards and can be killed: should the
+#   4  (sched_rt_runtime_us back to its value) an RT task attached to a
+#      group while 0 is written to its runtime (20 races) always runs
+#      afterwards and can be killed: should the
 #      group end up with a task and no budget, the task runs in the root
 #      rt_rq (as the tasks of groups without servers do), never stranded
 . /rtlab/lib.sh
@@ -68,6 +69,9 @@ wait $h1 $h2 2>/dev/null
 hogs=""
 
 # --- 4 ---
+# With bandwidth control on again: a FIFO hog of the root that is never
+# throttled starves rcuc on PREEMPT_RT, and the attach waits for RCU.
+wr /proc/sys/kernel/sched_rt_runtime_us "$rt0" || tap_diag "sched_rt_runtime_us $rt0: $werr"
 bad=""
 for i in $(seq $RACES); do
 	wr $G/cpu.rt_runtime_us 50000 || { bad="$bad [$i: runtime 50000 $werr]"; break; }
