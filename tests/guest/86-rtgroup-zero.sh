@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt cpus=4 mem=512 timeout=240
+# rtlab: kernel=rt-debug cpus=4 mem=512 timeout=240
 # An RT group's runtime set to 0 while it has RT tasks (issue 24, bug 5).
 # With sched_rt_runtime_us = -1 (RT bandwidth control off), a
 # 50 ms / 100 ms group and two FIFO 50 hogs pinned to CPU 2:
@@ -8,22 +8,28 @@
 #      before, the write was taken and the hogs never ran again)
 #   2  the hogs still run: together at least 40% of CPU 2 over 2 s
 #   3  kill -9 ends both within 1 s
-# (The root rt_rq fallback for a task attached while 0 is written is not
-# tested here yet: a race loop stalled RCU, see issue 24's report.)
+#   4  the root rt_rq fallback: a group with runtime 0 (no servers) whose
+#      fair task is made FIFO 10 (allowed with bandwidth control off) runs
+#      it in the root rt_rq: over 1 s it takes at least 80% of CPU 2 from
+#      a fair hog there, rather than waiting for a server that does not
+#      exist; the group then gets 50 ms / 100 ms (taken), and kill -9 ends
+#      the task within 1 s.  The task lives about 2 s: an unthrottled root
+#      FIFO hog would starve rcuc on its CPU if it ran for long.
 . /rtlab/lib.sh
 
 CG=/sys/fs/cgroup/cpu
 G=$CG/rtg-z
+Z=$CG/rtg-z0
 hogs=""
 rt0=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 cleanup() {
 	for p in $hogs; do kill -9 "$p" 2>/dev/null; done
 	sleep 0.3
-	rmdir $G 2>/dev/null
+	rmdir $G $Z 2>/dev/null
 	echo "$rt0" >/proc/sys/kernel/sched_rt_runtime_us
 }
 trap cleanup EXIT
-tap_plan 3
+tap_plan 4
 
 if ! cg_mount || ! wr /proc/sys/kernel/sched_rt_runtime_us -1 || ! mkdir $G ||
    ! wr $G/cpu.rt_period_us 100000 || ! wr $G/cpu.rt_runtime_us 50000; then
@@ -62,6 +68,35 @@ else
 	tap_fail "kill -9: the hogs are still there 1 s later (state $(awk '{ print $3 }' /proc/$h1/stat) and $(awk '{ print $3 }' /proc/$h2/stat))"
 fi
 wait $h1 $h2 2>/dev/null
+hogs=""
+
+# --- 4 ---
+t=""
+if mkdir $Z && [ "$(cat $Z/cpu.rt_runtime_us)" = 0 ]; then
+	sh -c 'while :; do :; done' >/dev/null 2>&1 &
+	t=$!
+	sh -c 'while :; do :; done' >/dev/null 2>&1 &
+	f=$!
+	hogs="$t $f"
+	taskset -p 4 $t >/dev/null; taskset -p 4 $f >/dev/null
+fi
+if [ -z "$t" ] || ! wr $Z/tasks $t; then
+	tap_fail "fallback setup: a fair task in a group with runtime 0 ($werr)"
+elif ! chrt -f -p 10 $t; then
+	tap_fail "fallback: chrt -f 10 of a fair task in a group with runtime 0 refused with bandwidth control off"
+else
+	got=$(cpu_pct $t 1); fair=$(cpu_pct $f 0.2)
+	wr $Z/cpu.rt_period_us 100000 && wr $Z/cpu.rt_runtime_us 50000; w=${werr:-taken}
+	kill -9 $t
+	sleep 1
+	gone $t && k=yes || k=no
+	tap_diag "fallback: FIFO 10 task of a group without runtime ran $got% of CPU 2 beside a fair hog (which then ran $fair%); 50000 / 100000 written after: $w; gone 1 s after kill -9: $k"
+	ok=0
+	atleast "$got" 80 && [ "$w" = taken ] && [ $k = yes ] && ok=1
+	tap_check "fallback: a FIFO task of a group without servers runs in the root rt_rq ($got% of CPU 2, at least 80), the group then takes 50 ms / 100 ms ($w), kill -9 ends it ($k)" [ $ok = 1 ]
+fi
+for p in $hogs; do kill -9 $p 2>/dev/null; done
+wait $hogs 2>/dev/null
 hogs=""
 
 tap_done

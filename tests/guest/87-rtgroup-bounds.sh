@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt cpus=2 mem=576 timeout=240
+# rtlab: kernel=rt-debug cpus=2 mem=576 timeout=300
 # Bounds on an RT group's server parameters (issue 24, bug 4), through the
 # cgroup v2 cpu controller (a boot of its own: mem=576), as root and as an
 # unprivileged user to whom a subtree is delegated:
@@ -7,7 +7,10 @@
 #      1 us (< 1024 ns), period 99 us (< sched_deadline_period_min_us),
 #      period 4194305 us (> sched_deadline_period_max_us), periods of
 #      2^62, 2^63 and about 2^64 ns are refused with EINVAL and change
-#      nothing; runtime 2 us, period 100 us and period 4194304 us are taken
+#      nothing; runtime 2 us, period 100 us and period 4194304 us are taken;
+#      so are malformed values (review item 4): "max", a negative runtime
+#      or period, 2^64 as runtime or period, 2^64 + 100000 as period
+#      (sscanf()'s %llu wrapped it to 100000), and text after the period
 #   2  the same writes by the delegatee in its own subtree: EINVAL too
 # Where a bad value is taken (the series before the fix), what it does is
 # mapped: a FIFO 50 hog in the group and a fair hog share CPU 1 for 2 s, and
@@ -29,7 +32,7 @@ trap cleanup EXIT
 tap_plan 2
 
 # the values: "RUNTIME PERIOD" in us, as cpu.rt.max takes them
-BAD="1 100000|50 99|100000 4194305|110000 4611686018427387|110000 9223372036854775|110000 9223372036854776|110000 18446744073709551"
+BAD="1 100000|50 99|100000 4194305|110000 4611686018427387|110000 9223372036854775|110000 9223372036854776|110000 18446744073709551|max|max 100000|-1 100000|50000 -1|18446744073709551616 100000|50000 18446744073709551616|50000 18446744073709651616|50000 100000 7"
 GOOD="2 100000|50 100|100000 4194304|10000 100000"
 
 # map VALUE: what a taken bad value does to a pinned FIFO hog of the group

@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt cpus=4 mem=512 timeout=240
+# rtlab: kernel=rt-debug cpus=4 mem=512 timeout=240
 # CPU offline with a large RT group (issue 24, bug 3).  A top-level group
 # of 700000 / 1000000 on 4 CPUs reserves 4 x 70% next to the fair servers'
 # 4 x 5%; a CPU going offline takes its own servers (its group server and

@@ -60,7 +60,7 @@ fifo_hog() {
 	echo "$_p" >"$1" && chrt -f -p 50 "$_p" && echo "$_p"
 }
 # wr FILE VALUE: write VALUE to FILE; on failure $werr is the errno's name
-# (EINVAL, EBUSY, EPERM, EACCES) or the shell's message
+# (EINVAL, EBUSY, EPERM, EACCES, ERANGE) or the shell's message
 wr() {
 	werr=$( (echo "$2" >"$1") 2>&1 ) && { werr=""; return 0; }
 	case "$werr" in
@@ -68,6 +68,7 @@ wr() {
 	*"Device or resource busy"*) werr=EBUSY ;;
 	*"Operation not permitted"*) werr=EPERM ;;
 	*"Permission denied"*) werr=EACCES ;;
+	*"out of range"*) werr=ERANGE ;;
 	esac
 	return 1
 }
