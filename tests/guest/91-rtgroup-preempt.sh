@@ -1,0 +1,71 @@
+#!/bin/sh
+# rtlab: kernel=rt-debug cpus=4 mem=512 timeout=300
+# Priority inside a group across its servers (issue 24, bug 6).  A 10 ms /
+# 100 ms group, L FIFO 10 pinned to CPU 1, H FIFO 50 allowed on CPUs 0-1;
+# H starts on CPU 0 and is then allowed CPU 1 too.
+#   1  aligned: H and L start together, so the servers of CPUs 0 and 1 run
+#      their budgets at the same time (a new runtime restarts them together), H in one and L in the other: each gets
+#      0.10 +-0.03 of a CPU.  This is what global fixed-priority scheduling
+#      of the group on its two servers gives: H cannot use both CPUs'
+#      budgets at once, and when its server throttles, CPU 1's has spent its
+#      budget too (on L), so nothing is left to push H to.
+#   2  offset: H starts half a period after L, so CPU 1's server has its
+#      budget while CPU 0's is throttled: H is pushed to CPU 1 and must
+#      preempt L there at once (the wake-up preemption check after a push):
+#      H gets more than 0.15 of a CPU and L less than 0.05.
+. /rtlab/lib.sh
+
+CG=/sys/fs/cgroup/cpu
+G=$CG/rtg-p
+SECS=${RTG_SECS:-5}
+hogs=""
+cleanup() {
+	for p in $hogs; do kill -9 "$p" 2>/dev/null; done
+	sleep 0.3
+	rmdir $G 2>/dev/null
+}
+trap cleanup EXIT
+tap_plan 2
+
+if ! cg_mount || ! mkdir $G || ! wr $G/cpu.rt_period_us 100000 || ! wr $G/cpu.rt_runtime_us 10000; then
+	tap_fail "setup: a 10 ms / 100 ms group ($werr)"
+	tap_done
+fi
+
+# share A B T0 T1: (B - A) ns over T1 - T0 s, in CPUs
+share() { awk -v a=$1 -v b=$2 -v t0=$3 -v t1=$4 'BEGIN { printf "%.3f", (b - a) / ((t1 - t0) * 1e9) }'; }
+
+# run GAP: start L, GAP s later H; measure up to 3 windows of SECS (under
+# TCG a vCPU the host does not run delays replenishments); $hs, $ls, $mg
+# are the last window's shares and H's migrations; OKCMD decides a window
+run() {
+	l=$(fifo_hog $G/tasks 2) && chrt -f -p 10 $l
+	[ "$1" = 0 ] || sleep "$1"
+	h=$(fifo_hog $G/tasks 1) && taskset -p 3 $h >/dev/null
+	hogs="$l $h"
+	# aligned: a new runtime restarts every server of the group at once
+	# (tg_rt_update_servers()), whatever the shell's delay between L and H
+	[ "$1" = 0 ] && wr $G/cpu.rt_runtime_us 10001
+	sleep 0.5
+	for i in 1 2 3; do
+		t0=$(up); h0=$(ns $h); l0=$(ns $l); m0=$(mig $h)
+		sleep "$SECS"
+		t1=$(up); h1=$(ns $h); l1=$(ns $l); m1=$(mig $h)
+		hs=$(share $h0 $h1 $t0 $t1); ls=$(share $l0 $l1 $t0 $t1); mg=$((m1 - m0))
+		tap_diag "gap $1 s, window $i: H $hs, L $ls of one CPU, $mg migrations of H"
+		$2 && break
+	done
+	kill -9 $l $h; wait $l $h 2>/dev/null
+	hogs=""
+	sleep 0.3
+	wr $G/cpu.rt_runtime_us 10000
+}
+
+aligned() { near "$hs" 0.10 0.03 && near "$ls" 0.10 0.03; }
+run 0 aligned
+tap_check "aligned servers: H $hs and L $ls, each 0.10 +-0.03 ($mg migrations of H)" aligned
+
+offset() { atleast "$hs" 0.15 && awk -v x="$ls" 'BEGIN { exit !(x < 0.05) }'; }
+run 0.05 offset
+tap_check "offset servers: H $hs (more than 0.15) preempts L $ls (less than 0.05) after its push ($mg migrations of H)" offset
+tap_done
