@@ -23,19 +23,8 @@ S64MAX=9223372036854775807
 S64MIN=-9223372036854775808
 U64MAX=18446744073709551615
 TWO64=18446744073709551616
-hogs=""
-cleanup() {
-	for p in $hogs; do kill -9 "$p" 2>/dev/null; done
-	sleep 0.3
-	rmdir $G 2>/dev/null
-}
-trap cleanup EXIT
 tap_plan 5
-
-if ! cg_mount || ! mkdir $G || ! wr $G/cpu.rt_period_us 100000 || ! wr $G/cpu.rt_runtime_us 10000; then
-	tap_fail "setup: a 10 ms / 100 ms group ($werr)"
-	tap_done
-fi
+rtg_group $G 100000 10000
 
 # expect FILE VALUE RESULT [READBACK]: writing VALUE to FILE gives RESULT
 # (ok or an errno name); ok reads back READBACK (default VALUE), an error

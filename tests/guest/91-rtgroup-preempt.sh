@@ -18,19 +18,8 @@
 CG=/sys/fs/cgroup/cpu
 G=$CG/rtg-p
 SECS=${RTG_SECS:-5}
-hogs=""
-cleanup() {
-	for p in $hogs; do kill -9 "$p" 2>/dev/null; done
-	sleep 0.3
-	rmdir $G 2>/dev/null
-}
-trap cleanup EXIT
 tap_plan 2
-
-if ! cg_mount || ! mkdir $G || ! wr $G/cpu.rt_period_us 100000 || ! wr $G/cpu.rt_runtime_us 10000; then
-	tap_fail "setup: a 10 ms / 100 ms group ($werr)"
-	tap_done
-fi
+rtg_group $G 100000 10000
 
 # share A B T0 T1: (B - A) ns over T1 - T0 s, in CPUs
 share() { awk -v a=$1 -v b=$2 -v t0=$3 -v t1=$4 'BEGIN { printf "%.3f", (b - a) / ((t1 - t0) * 1e9) }'; }

@@ -79,5 +79,17 @@ cpu_pct() {
 	awk -v a="$_a" -v b="$_b" -v t0="$_t0" -v t1="$_t1" \
 		'BEGIN { printf "%.2f", (b - a) * 100 / ((t1 - t0) * 1e9) }'
 }
+# rtg_group G PERIOD RUNTIME: the v1 cpu controller mounted and group G
+# made with PERIOD / RUNTIME (us); on exit the pids in $hogs are killed and
+# G removed.  A failure fails the test and ends it.
+rtg_group() {
+	_rtg_g=$1
+	hogs=""
+	trap 'for _p in $hogs; do kill -9 "$_p" 2>/dev/null; done; sleep 0.3; rmdir "$_rtg_g" 2>/dev/null' EXIT
+	if ! cg_mount || ! mkdir "$1" || ! wr "$1/cpu.rt_period_us" "$2" || ! wr "$1/cpu.rt_runtime_us" "$3"; then
+		tap_fail "setup: a $3 us / $2 us group ($werr)"
+		tap_done
+	fi
+}
 # gone PID: PID has exited (no such process, or a zombie)
 gone() { [ ! -e "/proc/$1/stat" ] || [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
