@@ -14,5 +14,11 @@ for c in "$@"; do
 	make -s -C "$top/$c" install DESTDIR="$stage.new" PREFIX=/usr/local >/dev/null ||
 		{ echo "stage-tools: installing $c failed" >&2; exit 1; }
 done
+# RTPI_BASE=<git ref>: also the librtpi.so of that commit, for the guest's
+# side-by-side wake-up benchmark (make bench B=rtpi-wakeup RTPI_BASE=...)
+if [ -n "${RTPI_BASE:-}" ]; then
+	make -s -C "$top/lib/rtpi" install-base BASE="$RTPI_BASE" DESTDIR="$stage.new" PREFIX=/usr/local >/dev/null ||
+		{ echo "stage-tools: the rtpi base library of $RTPI_BASE failed" >&2; exit 1; }
+fi
 rm -rf "$stage"
 mv "$stage.new" "$stage"
