@@ -7,6 +7,12 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 stage=$build/initramfs/stage
 mkdir -p "$build/initramfs"
+# The top make's command-line variables (make shell CMD='...', KERNEL=, T=)
+# reach every sub-make through MAKEFLAGS and would override the components'
+# own variables of the same name: keep the flags (-j, the jobserver), drop
+# the variables.
+export MAKEFLAGS="${MAKEFLAGS%% -- *}"
+unset MAKEOVERRIDES
 rm -rf "$stage.new"
 mkdir -p "$stage.new"
 for c in "$@"; do
