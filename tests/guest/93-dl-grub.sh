@@ -13,6 +13,8 @@
 #   4  a reclaiming 10/100 ms task beside a non-reclaiming 30/100 ms one:
 #      the second's 30% holds, the reclaimer gets u Umax / u_act
 #   5  three reclaimers of 10, 10 and 20 ms / 100 ms share as GRUB says
+#   6  negative control: dlgrub -N expects reclaiming but does not set the
+#      flag; its check must fail (the task gets its 10%, not 95%)
 # Every share within 1 percentage point of the formula, median of 3
 # windows of 3 s (whole periods), each task a spinning thread; a
 # SCHED_OTHER hog pinned to each CPU keeps the fair servers active.
@@ -94,4 +96,14 @@ reset
 run three-reclaimers name=R1,runtime=10000,period=100000,reclaim name=R2,runtime=10000,period=100000,reclaim \
 	name=R3,runtime=20000,period=100000,reclaim
 
+# --- 6: the check fails when the kernel does not reclaim -----------------------
+reset
+res=$("$G" -N -n 1 name=R,runtime=10000,period=100000,reclaim 2>&1)
+rc=$?
+m=$(echo "$res" | grep -E '^(not )?ok ' | sed -E 's/^(not )?ok [0-9]+ //')
+if [ "$rc" = 1 ] && echo "$res" | grep -q '^not ok'; then
+	tap_ok "negative control: without SCHED_FLAG_RECLAIM the check fails: $m"
+else
+	tap_fail "negative control: dlgrub -N gave rc $rc (1 expected): $m"
+fi
 tap_done

@@ -13,6 +13,8 @@
 #   3  as 2, plus an RT group of 20 ms / 100 ms (cgroup v1 cpu controller,
 #      rtlab's per-CPU deadline servers) with a FIFO hog on each CPU, so
 #      that a group server is active on whichever CPU the task runs
+#   4  negative control: dlovr -N, without the flag, 200 jobs: the signal
+#      checks must fail (no signal for 20 overruns)
 # Each case: the planned overruns happened, signals == overruns, each in
 # its own job, none without an overrun (dlovr's four points).  Under TCG a
 # host stall can make a job overrun that was not planned; it must then
@@ -110,5 +112,14 @@ if cg_mount && mkdir $GRP && echo 100000 >$GRP/cpu.rt_period_us && echo 20000 >$
 	fi
 else
 	tap_fail "RT group 20 ms / 100 ms set up under $CG"
+fi
+# --- 4: the checks fail without the flag --------------------------------------------
+"$O" -N -j 200 -n control >"$out/control.txt" 2>&1
+rc=$?
+sum=$(grep '^dlovr ' "$out/control.txt")
+if [ "$rc" = 1 ] && grep -q '^not ok 2 ' "$out/control.txt" && echo "$sum" | grep -q ' signals=0$'; then
+	tap_ok "negative control: without SCHED_FLAG_DL_OVERRUN dlovr fails, no signal: $sum"
+else
+	tap_fail "negative control: dlovr -N rc $rc (1 expected): $sum"
 fi
 tap_done

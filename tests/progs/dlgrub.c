@@ -67,6 +67,7 @@ struct task {
 static struct task tasks[MAX_TASKS];
 static unsigned int ntasks;
 static atomic_int stop, ready, failed;
+static int no_flag;	/* -N: the negative control */
 
 static const char usage[] =
 	"usage: dlgrub [-w SECS] [-n WINDOWS] [-W SECS] [-o PCT] [-t PTS] TASK...\n"
@@ -78,6 +79,8 @@ static const char usage[] =
 	"  -o PCT   per-CPU bandwidth, in percent, of other reservations that the\n"
 	"           kernel still counts in rq->dl.extra_bw (default 0)\n"
 	"  -t PTS   tolerance in percentage points (default 1)\n"
+	"  -N       negative control: expect reclaiming for 'reclaim' tasks but do not\n"
+	"           set SCHED_FLAG_RECLAIM (the check must then fail)\n"
 	"A SCHED_OTHER hog is pinned to every online CPU.  Prints TAP: one point per\n"
 	"task, measured share (median of the windows) vs the 6.12 formula.\n"
 	"Exit 0 all within tolerance, 1 a task outside, 2 usage or setup error.\n";
@@ -126,7 +129,7 @@ static void *dl_thread(void *arg)
 {
 	struct task *t = arg;
 	int err = rtlab_set_deadline(0, t->runtime_us * 1000, t->period_us * 1000,
-				     t->reclaim ? SCHED_FLAG_RECLAIM : 0);
+				     t->reclaim && !no_flag ? SCHED_FLAG_RECLAIM : 0);
 
 	if (err) {
 		fprintf(stderr, "dlgrub: %s: sched_setattr(SCHED_DEADLINE %lu/%lu us): %s\n",
@@ -258,13 +261,14 @@ int main(int argc, char **argv)
 	struct sched_param sp = { .sched_priority = MAIN_PRIO };
 	static const struct option lo[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
 
-	while ((opt = getopt_long(argc, argv, "w:n:W:o:t:h", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "w:n:W:o:t:Nh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'w': win_s = atof(optarg); break;
 		case 'n': nwin = atoi(optarg); break;
 		case 'W': warm_s = atof(optarg); break;
 		case 'o': others = atof(optarg) / 100; break;
 		case 't': tol = atof(optarg); break;
+		case 'N': no_flag = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: die_usage("unknown option");
 		}

@@ -56,6 +56,8 @@ static const char usage[] =
 	"  -e N     every N-th job overruns on purpose, 3/2 of the runtime; the\n"
 	"           others take 1/2 (default 10; 0: none overruns)\n"
 	"  -n NAME  name in the output (default dlovr)\n"
+	"  -N       negative control: without SCHED_FLAG_DL_OVERRUN (the signal\n"
+	"           checks must then fail)\n"
 	"Prints TAP (planned overruns happened, signals == overruns, each in its\n"
 	"job, none without one) and a summary line 'dlovr name=... jobs=...'.\n"
 	"Exit 0 all held, 1 a check failed, 2 usage or setup error.\n";
@@ -108,15 +110,16 @@ int main(int argc, char **argv)
 	long wrong_in_ovr = 0, sig_in_plain = 0, sig_between = 0;
 	char bad[256] = "";
 	struct sigaction sa = { .sa_handler = on_sigxcpu };
-	int opt, fd, err;
+	int opt, fd, err, no_flag = 0;
 
-	while ((opt = getopt_long(argc, argv, "j:r:p:e:n:h", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "j:r:p:e:n:Nh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'j': jobs = atol(optarg); break;
 		case 'r': q = strtoull(optarg, NULL, 10); break;
 		case 'p': p = strtoull(optarg, NULL, 10); break;
 		case 'e': every = atol(optarg); break;
 		case 'n': name = optarg; break;
+		case 'N': no_flag = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: die_usage("unknown option");
 		}
@@ -126,7 +129,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGXCPU, &sa, NULL))
 		die("sigaction: %s", strerror(errno));
-	err = rtlab_set_deadline(0, q * 1000, p * 1000, SCHED_FLAG_DL_OVERRUN);
+	err = rtlab_set_deadline(0, q * 1000, p * 1000, no_flag ? 0 : SCHED_FLAG_DL_OVERRUN);
 	if (err)
 		die("sched_setattr(SCHED_DEADLINE %" PRIu64 "/%" PRIu64 " us, DL_OVERRUN): %s", q, p, strerror(err));
 	fd = open("/proc/self/sched", O_RDONLY);
@@ -175,6 +178,8 @@ int main(int argc, char **argv)
 		   name, ovr_jobs, wrong_in_ovr, wrong_in_ovr ? bad : "");
 	tap_result(!sig_in_plain && !sig_between, "%s: no signal without an overrun (%ld in jobs that did not overrun, %ld between jobs)%s",
 		   name, sig_in_plain, sig_between, sig_between ? bad : "");
+	if (no_flag)
+		diag("%s: negative control, SCHED_FLAG_DL_OVERRUN not set", name);
 	printf("dlovr name=%s jobs=%ld planned=%ld overruns=%ld unplanned=%ld signals=%d\n",
 	       name, jobs, planned, overruns, unplanned, (int)nsig);
 	return tap_exit();
