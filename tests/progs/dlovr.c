@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 	long planned = 0, missed_plan = 0, overruns = 0, unplanned = 0, ovr_jobs = 0;
 	long wrong_in_ovr = 0, sig_in_plain = 0, sig_between = 0;
 	char bad[256] = "";
-	struct sigaction sa = { .sa_handler = on_sigxcpu };
+	struct sigaction sa = { .sa_handler = on_sigxcpu, .sa_flags = SA_RESTART };
 	int opt, fd, err, no_flag = 0;
 
 	while ((opt = getopt_long(argc, argv, "j:r:p:e:n:Nh", lo, NULL)) != -1) {
