@@ -53,7 +53,7 @@ run() {
 	[ "$tap_npoints" -gt 0 ] || tap_fail "$n: dlgrub gave no result, rc $rc"
 }
 # reset: extra_bw back to max_bw on every CPU (see the top)
-reset() { cat $RT >$RT; }
+reset() { v=$(cat $RT) && echo "$v" >$RT; }
 
 # --- 1: only the fair servers reserved ---------------------------------------
 fsbw=0
