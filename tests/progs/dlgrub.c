@@ -89,26 +89,27 @@ static const char usage[] =
 static void parse_task(char *spec)
 {
 	struct task *t;
-	char *tok, *save = NULL;
+	char *tok, *save = NULL, orig[256];
 
+	snprintf(orig, sizeof(orig), "%s", spec);	/* strtok_r cuts spec up */
 	if (ntasks == MAX_TASKS)
 		die_usage("at most %d tasks", MAX_TASKS);
 	t = &tasks[ntasks++];
 	for (tok = strtok_r(spec, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
+		char *end = "";
 
 		if (!strncmp(tok, "name=", 5) && strlen(tok + 5) > 0 && strlen(tok + 5) < NAME_LEN)
 			strcpy(t->name, tok + 5);
 		else if (!strncmp(tok, "runtime=", 8))
-			t->runtime_us = strtoull(tok + 8, &end, 10), tok = *end ? NULL : tok;
+			t->runtime_us = strtoull(tok + 8, &end, 10);
 		else if (!strncmp(tok, "period=", 7))
-			t->period_us = strtoull(tok + 7, &end, 10), tok = *end ? NULL : tok;
+			t->period_us = strtoull(tok + 7, &end, 10);
 		else if (!strcmp(tok, "reclaim"))
 			t->reclaim = 1;
 		else
-			tok = NULL;
-		if (!tok)
-			die_usage("bad task field in '%s'", spec);
+			end = "?";	/* unknown field */
+		if (*end)
+			die_usage("bad task field '%s' in '%s'", tok, orig);
 	}
 	if (!t->name[0] || !t->runtime_us || t->period_us < t->runtime_us)
 		die_usage("task needs name=, runtime= and period= >= runtime");
