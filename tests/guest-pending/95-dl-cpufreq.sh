@@ -19,7 +19,7 @@
 . /rtlab/lib.sh
 
 F=${DLFREQ:-/usr/local/libexec/rtlab/dlfreq}
-KO=/rtlab/modules/rtlab_cpufreq.ko
+KO=/rtlab/modules/rtlab_cpufreq.ko	# kernel/modules/rtlab_cpufreq (parked beside this test until it has run)
 P=/sys/devices/system/cpu/cpufreq/policy0
 out=${RTLAB_OUT:-/tmp}
 
