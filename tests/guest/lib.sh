@@ -97,3 +97,20 @@ rta_slow_clock() {
 	now=$(cat $cs/current_clocksource)
 	tap_check "rtaudit clock --switch restored $1 (now $now), exit $rc" [ "$now" = "$1" ]
 }
+
+# --- helpers of the SCHED_DEADLINE tests (93-95) --------------------------
+# tap_points NAME FILE: a helper program's TAP output in FILE taken over as
+# this test's points ("NAME: ..."), its other lines as diagnostics; sets
+# tap_npoints to how many points it had (a loop fed by a here-document
+# runs in this shell, so the counts hold)
+tap_points() {
+	grep -v -E '^(not )?ok |^TAP|^1\.\.' "$2" | sed "s/^# *//; s/^/# $1: /"
+	tap_npoints=0
+	while read -r _v _l; do
+		[ -n "$_v" ] || continue
+		tap_npoints=$((tap_npoints + 1))
+		if [ "$_v" = ok ]; then tap_ok "$1: ${_l#* }"; else tap_fail "$1: ${_l#* }"; fi
+	done <<-EOT
+	$(grep -E '^(not )?ok ' "$2" | sed 's/^not ok/not/')
+	EOT
+}
