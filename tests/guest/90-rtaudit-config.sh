@@ -6,7 +6,7 @@
 # "rtaudit config" and through "rtaudit system" with a saved baseline.
 . /rtlab/lib.sh
 RT=/usr/local/libexec/rtlab/rtaudit-lab-rt.config
-tap_plan 5
+tap_plan 6
 rtaudit config "$RT" >/tmp/rta-cfg.txt
 rc=$?
 cp /tmp/rta-cfg.txt "$RTLAB_OUT/config-rt-to-running.txt"
