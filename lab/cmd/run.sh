@@ -13,7 +13,8 @@
 # build/run/<suite>/<machine>-<n>/result.tap and printed; the exit status is
 # 1 if anything failed.
 #
-# Environment: ACCEL=tcg|kvm (default tcg), BOOT_TIMEOUT (s, default 60),
+# Environment: ACCEL=tcg|kvm|icount (default tcg; lab/lib/machine.sh),
+# BOOT_TIMEOUT (s, default 60),
 # KERNEL (force a variant), VERBOSE=1 (console on stdout as well).
 set -uo pipefail
 . "$(dirname "$0")/../lib/machine.sh"
@@ -72,7 +73,9 @@ boot() {
 	local run=$(IFS=,; echo "${names[*]}") tos=$(IFS=,; echo "${timeouts[*]}")
 	[ "$verbose" = 1 ] && console=tee
 	machine_qemu "$d" "$console" "rtlab.mode=test rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos$envs" || return 2
-	local limit=$((boot_timeout + total + SLACK_S)) t0 t1 rc
+	# the time-outs are guest time: under icount the guest's clock runs
+	# slower than the host's (machine_wall_limit)
+	local limit=$(($(machine_wall_limit $((boot_timeout + total))) + SLACK_S)) t0 t1 rc
 	t0=$(date +%s.%N)
 	timeout -k 5 "$limit" "${QEMU[@]}" </dev/null >"$d/qemu.log" 2>&1
 	rc=$?

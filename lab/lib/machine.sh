@@ -159,6 +159,45 @@ swtpm_stop() {
 }
 
 # --- the QEMU command line -------------------------------------------------
+# ACCEL: tcg (default; multi-threaded TCG, guest time follows the host's
+# clock, so every figure moves with the host's load), kvm, or icount:
+# instruction-counted TCG for benchmarks.  Under icount QEMU runs all vCPUs
+# round-robin in one host thread and its virtual clock advances exactly
+# 2^ICOUNT_SHIFT ns per guest instruction (sleep=off: idle time is skipped,
+# not waited for; align=off: never slowed down to the host's clock), so
+# time measured in the guest is an instruction count, the same on a quiet
+# and a loaded host.
+# ICOUNT_SHIFT=0: one guest nanosecond is one instruction, so figures read
+# as instruction counts, and a 1 G instruction/s guest is within a small
+# factor of real hardware, so work relative to timer events (the 1 kHz
+# tick, hrtimer periods, RT group periods and throttling) stays realistic.
+# Its cost: the host executes ~100-250 M guest instructions per second, so
+# guest time runs 4-10x slower than wall time while the guest is busy (idle
+# time costs nothing); the host-side limits scale by ICOUNT_WALL_FACTOR
+# (machine_wall_limit).  Larger shifts make the guest clock faster but the
+# CPU slower against its timers; figures of different shifts do not compare.
+# The rest of what the guest could see differently between two boots is
+# pinned: the RTC (a fixed date, driven by the virtual clock), the guest's
+# random numbers (-seed: RDRAND and friends), address-space randomisation
+# (nokaslr norandmaps).  What stays host-timed: the 9p share's replies and
+# a console that blocks (stdio); a benchmark keeps both out of what it times.
+# An interactive shell gets sleep=on: with sleep=off an idle guest races
+# through its timer events and keeps a host CPU busy while it waits for keys.
+readonly ICOUNT_SHIFT_DEFAULT=0
+readonly ICOUNT_WALL_FACTOR=10	# host seconds per guest second, worst case seen x2
+readonly ICOUNT_RTC_BASE=2026-01-01T00:00:00
+readonly ICOUNT_SEED=1
+
+# machine_wall_limit SECONDS: the host-side time-out for SECONDS of guest
+# time (the test headers' time-outs and BOOT_TIMEOUT are guest time)
+machine_wall_limit() {
+	if [ "${ACCEL:-tcg}" = icount ]; then
+		echo $(($1 * ICOUNT_WALL_FACTOR))
+	else
+		echo "$1"
+	fi
+}
+
 # machine_qemu DIR CONSOLE APPEND: QEMU=(...) for the machine M_*, booting
 # M_kernel with the lab's kernel command line plus APPEND (the rtlab.*
 # words of the mode), DIR/out shared over 9p as the guest's /rtlab/out.
@@ -179,19 +218,30 @@ machine_qemu() {
 	# reassigned from the whole address space: a 1 MB BAR (edu) landed on
 	# the local APIC at 0xfee00000.  memmap= reserves that megabyte.
 	local append="console=ttyS0,115200 panic=-1 softlockup_panic=0 pci=noacpi memmap=1M\$0xfee00000"
+	local shift=${ICOUNT_SHIFT:-$ICOUNT_SHIFT_DEFAULT} sleep=off
+	case "$accel" in
+	tcg|kvm) ;;
+	icount)
+		[[ "$shift" == [0-9]?([0-9]) ]] && [ "$shift" -le 10 ] ||
+			{ echo "lab: ICOUNT_SHIFT=$shift: takes 0 to 10" >&2; return 2; }
+		[ "$console" != interactive ] || sleep=on ;;
+	*) echo "lab: ACCEL=$accel: takes tcg, kvm or icount" >&2; return 2 ;;
+	esac
 	append+=" rtlab.kernel=$M_kernel rtlab.accel=$accel $extra"
 	[ "$accel" = kvm ] || append+=" tsc=reliable"
+	[ "$accel" != icount ] || append+=" nokaslr norandmaps rtlab.env.RTLAB_ICOUNT_SHIFT=$shift"
 	[ "$M_qtrace" = none ] || append+=" rtlab.env.RTLAB_QEMU_TRACE=/rtlab/out/qemu-trace.log"
 	[ -z "$M_cmdline" ] || append+=" $M_cmdline"
 	QEMU=(qemu-system-x86_64 -machine pc -m "$M_mem" -smp "$M_cpus" -no-reboot
 		-display none -kernel "$bz" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
 		-nic none)
-	if [ "$accel" = kvm ]; then
-		QEMU+=(-accel kvm -cpu host)
-	else
-		QEMU+=(-accel tcg,thread=multi -cpu max)
-	fi
+	case "$accel" in
+	kvm) QEMU+=(-accel kvm -cpu host) ;;
+	tcg) QEMU+=(-accel tcg,thread=multi -cpu max) ;;
+	icount) QEMU+=(-accel tcg,thread=single -cpu max -icount "shift=$shift,sleep=$sleep,align=off"
+		-rtc "base=$ICOUNT_RTC_BASE,clock=vm" -seed "$ICOUNT_SEED") ;;
+	esac
 	if [ "$M_nics" != none ]; then
 		for nic in ${M_nics//,/ }; do
 			QEMU+=(-netdev "hubport,id=hp$i,hubid=0" -device "$nic,netdev=hp$i,mac=52:54:00:12:34:$((10 + i))")

@@ -25,9 +25,12 @@ tap_done() {
 # under QEMU TCG means, as a diagnostic (nothing under KVM); WHAT names the
 # figures (default "figures").  Every benchmark prints it; make demo and
 # the bench report show it from there.
+# Under ACCEL=icount the figures are instruction counts instead.
 tap_tcg_caveat() {
-	[ "${RTLAB_ACCEL:-tcg}" = tcg ] || return 0
-	tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run."
+	case "${RTLAB_ACCEL:-tcg}" in
+	tcg) tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run." ;;
+	icount) tap_diag "icount: ${1:-figures} are guest time, 2^${RTLAB_ICOUNT_SHIFT:-?} ns per guest instruction: instruction counts, the same on a quiet or loaded host and comparable between kernels, not hardware times." ;;
+	esac
 }
 
 # --- helpers of the RT group tests (80-85) -------------------------------
