@@ -1,7 +1,9 @@
 #!/bin/bash
 # make bench: run the benchmarks in the guest (rt kernel), make their plots
 # on the host and write one report, build/bench/REPORT.md, with the date,
-# the machine and every benchmark's table.
+# the machine and every benchmark's table, and the regression guard: the
+# instruction-counted figures of cost.sh against bench/baseline.json
+# (bench/host/compare.sh), exit 1 when one got more than 3% worse.
 #   bench/host/run.sh [--env NAME=VALUE]... [BENCHMARK.sh...]
 # Without a benchmark, all of them: bench/guest/*.sh
 set -uo pipefail
@@ -43,6 +45,20 @@ for b in "$@"; do
 		[ -f "$d/table.md" ] && cat "$d/table.md"
 		for p in "$d"/*.png; do [ -f "$p" ] && echo && echo "Plot: $p"; done
 	} >>"$report"
+done
+# The regression guard: the instruction-counted figures of cost.sh against
+# the ones committed for the previous release (BENCH_BASELINE).
+baseline=${BENCH_BASELINE:-$top/bench/baseline.json}
+for b in "$@"; do
+	[ "$(basename "$b")" = cost.sh ] || continue
+	s=$(ls "$build/run/$suite"/*/out/cost.sh/summary.json 2>/dev/null | tail -n 1)
+	[ -n "$s" ] || break	# "produced no output" was said above
+	{
+		echo
+		echo "## regression guard"
+		echo
+		"$top/bench/host/compare.sh" "$baseline" "$s" 2>&1
+	} >>"$report" || rc=1
 done
 cat "$report"
 exit $rc

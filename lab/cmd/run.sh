@@ -21,7 +21,6 @@ set -uo pipefail
 build=$lab_build
 labcheck=$build/bin/labcheck
 suite=guest dir=tests verbose=${VERBOSE:-0} force_kernel=${KERNEL:-} envs=""
-accel=${ACCEL:-tcg}
 boot_timeout=${BOOT_TIMEOUT:-60}
 # seconds QEMU may run past the boot and the tests' time-outs before it is
 # killed (power-off, 9p sync)
@@ -115,7 +114,7 @@ for k in "${order[@]}"; do
 		names=()
 		for f in "${remaining[@]}"; do names+=("$(basename "$f")"); done
 		"$labcheck" guest --console "$d/console.log" --outdir "$d/out" \
-			--status "$d/status" --label "$M_kernel cpus=$M_cpus ${accel} wall=$(cat "$d/wall")s" \
+			--status "$d/status" --label "$M_kernel cpus=$M_cpus $M_accel wall=$(cat "$d/wall")s" \
 			"${names[@]}" >"$d/result.tap"
 		[ $? = 0 ] || overall=1
 		cat "$d/result.tap"

@@ -40,7 +40,7 @@ rm -rf "$d"
 mkdir -p "$d/out"
 if [ -z "$cmd" ]; then
 	machine_qemu "$d" interactive "rtlab.mode=shell" || exit 2
-	echo "shell: $M_kernel kernel under ${ACCEL:-tcg}; files written to /rtlab/out appear in $d/out"
+	echo "shell: $M_kernel kernel under $M_accel; files written to /rtlab/out appear in $d/out"
 	"${QEMU[@]}"
 	rc=$?
 	machine_stop "$d"

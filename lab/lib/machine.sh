@@ -20,6 +20,9 @@
 #                  $RTLAB_QEMU_TRACE
 #   cmdline=P      one extra kernel command-line parameter (may repeat,
 #                  e.g. cmdline=isolcpus=1 cmdline=nohz_full=1)
+#   accel=A        tcg|kvm|icount, over the ACCEL environment variable: a
+#                  benchmark whose figures are instruction counts says
+#                  accel=icount and gets it under make bench
 # Tests whose machine keys are equal share a boot.
 
 shopt -s extglob	# the header checks use extended patterns
@@ -65,6 +68,7 @@ machine_reset() {	# machine_reset ROLE: the defaults
 	_default_kernel "$1"
 	M_cpus=2 M_mem=512 M_timeout=120
 	M_nics=none M_tpm=no M_devices=none M_qtrace=none M_cmdline=
+	M_accel=${ACCEL:-tcg}
 	[ "$1" != shell ] || M_mem=1024	# room for what one tries by hand
 }
 
@@ -95,6 +99,7 @@ machine_set() {
 		_machine_check "$f" "$k" "$v" '+([A-Za-z0-9_.,:=/-])' "takes one kernel parameter (A-Z a-z 0-9 _ . , : = / -)" || return 1
 		_machine_check "$f" "$k" "$v" '!(rtlab.*|console=*|panic=*|init=*|rdinit=*)' "may not override the harness's own parameters" || return 1
 		M_cmdline+=${M_cmdline:+ }$v ;;
+	accel) _machine_check "$f" "$k" "$v" '@(tcg|kvm|icount)' "takes tcg, kvm or icount" || return 1; M_accel=$v ;;
 	*) echo "$f: unknown header key '$k' (see lab/lib/machine.sh)" >&2; return 1 ;;
 	esac
 }
@@ -128,15 +133,16 @@ machine_key() {
 	[ "$M_devices" = none ] || k+=-$M_devices
 	[ "$M_qtrace" = none ] || k+=-qtrace
 	[ -z "$M_cmdline" ] || k+=-k$(cksum <<<"$M_cmdline" | cut -d' ' -f1)
+	[ "$M_accel" = tcg ] || k+=-$M_accel
 	k=${k//,/+}
 	echo "${k//\*/x}"
 }
 
 # machine_export / machine_import WORD: M_* packed into one word and back
 # (the runner keeps a list of machines in the order the tests name them)
-machine_export() { printf '%s|' "$M_kernel" "$M_cpus" "$M_mem" "$M_nics" "$M_tpm" "$M_devices" "$M_qtrace" "${M_cmdline// /;}"; }
+machine_export() { printf '%s|' "$M_kernel" "$M_cpus" "$M_mem" "$M_nics" "$M_tpm" "$M_devices" "$M_qtrace" "${M_cmdline// /;}" "$M_accel"; }
 machine_import() {
-	IFS='|' read -r M_kernel M_cpus M_mem M_nics M_tpm M_devices M_qtrace M_cmdline <<<"$1"
+	IFS='|' read -r M_kernel M_cpus M_mem M_nics M_tpm M_devices M_qtrace M_cmdline M_accel <<<"$1"
 	M_cmdline=${M_cmdline//;/ }
 }
 
@@ -189,9 +195,10 @@ readonly ICOUNT_RTC_BASE=2026-01-01T00:00:00
 readonly ICOUNT_SEED=1
 
 # machine_wall_limit SECONDS: the host-side time-out for SECONDS of guest
-# time (the test headers' time-outs and BOOT_TIMEOUT are guest time)
+# time (the test headers' time-outs and BOOT_TIMEOUT are guest time) on the
+# machine M_* (its accel, by default ACCEL)
 machine_wall_limit() {
-	if [ "${ACCEL:-tcg}" = icount ]; then
+	if [ "${M_accel:-${ACCEL:-tcg}}" = icount ]; then
 		echo $(($1 * ICOUNT_WALL_FACTOR))
 	else
 		echo "$1"
@@ -205,7 +212,7 @@ machine_wall_limit() {
 # "interactive" (stdio with QEMU's Ctrl-a monitor, logged to DIR/console.log).
 # Starts swtpm when the machine has a TPM: call machine_stop DIR after QEMU.
 machine_qemu() {
-	local d=$1 console=$2 extra=$3 accel=${ACCEL:-tcg} i=0 nic dev
+	local d=$1 console=$2 extra=$3 accel=${M_accel:-${ACCEL:-tcg}} i=0 nic dev
 	local bz=$lab_build/out/$M_kernel/arch/x86/boot/bzImage
 	local initrd=$lab_build/initramfs/$M_kernel.cpio
 	[ -f "$bz" ] || { echo "lab: $bz missing (make kernel)" >&2; return 2; }

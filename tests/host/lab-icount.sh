@@ -49,4 +49,17 @@ t "host-side time-outs: guest seconds as they are under tcg, x ICOUNT_WALL_FACTO
 	eval '[ "$(limit ACCEL=tcg)" = 70 ] && [ "$(limit ACCEL=icount)" = 700 ]'
 t "run and shell take their QEMU limits from machine_wall_limit" \
 	eval "grep -q 'machine_wall_limit \\$' '$top/lab/cmd/run.sh' && grep -q 'machine_wall_limit \\$' '$top/lab/cmd/shell.sh'"
+# the header key: accel=icount over ACCEL, its own machine, kept by export
+printf '#!/bin/sh\n# rtlab: kernel=rt accel=icount\n' >"$tmp/hdr-icount"
+printf '#!/bin/sh\n# rtlab: kernel=rt accel=fast\n' >"$tmp/hdr-bad"
+printf '#!/bin/sh\n# rtlab: kernel=rt\n' >"$tmp/hdr-plain"
+lab() { env "${@:2}" BUILD="$tmp/build" bash -c ". '$top/lab/lib/machine.sh'; $1"; }
+t "header accel=icount: the icount command line although ACCEL=tcg" \
+	eval 'lab "machine_parse $tmp/hdr-icount bench && machine_qemu $tmp/h file x && grep -q -- \" -icount \" $tmp/h/qemu.cmd && grep -q \"sleep=off\" $tmp/h/qemu.cmd" ACCEL=tcg'
+t "header accel=icount: a machine of its own, kept through export/import" \
+	eval 'lab "machine_parse $tmp/hdr-icount bench; a=\$(machine_key); w=\$(machine_export); machine_parse $tmp/hdr-plain bench; b=\$(machine_key); machine_import \"\$w\"; [ \"\$a\" != \"\$b\" ] && [ \"\$(machine_key)\" = \"\$a\" ] && [ \$M_accel = icount ]"'
+t "header accel=fast is refused naming the file" \
+	eval '! lab "machine_parse $tmp/hdr-bad bench" 2>"$tmp/hb.err" && grep -q "^$tmp/hdr-bad: accel=fast: takes tcg, kvm or icount" "$tmp/hb.err"'
+t "header without accel: ACCEL decides" \
+	eval '[ "$(lab "machine_parse $tmp/hdr-plain bench; echo \$M_accel" ACCEL=icount)" = icount ]'
 host_done
