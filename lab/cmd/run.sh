@@ -13,7 +13,8 @@
 # build/run/<suite>/<machine>-<n>/result.tap and printed; the exit status is
 # 1 if anything failed.
 #
-# Environment: ACCEL=tcg|kvm|icount (default tcg; lab/lib/machine.sh),
+# Environment: ACCEL=tcg|kvm|icount (default: the header's accel=, else
+# tcg; lab/lib/machine.sh),
 # BOOT_TIMEOUT (s, default 60),
 # KERNEL (force a variant), VERBOSE=1 (console on stdout as well).
 set -uo pipefail
@@ -48,6 +49,7 @@ for f in "$@"; do
 	[ -f "$f" ] || { echo "run: $f: no such test" >&2; exit 2; }
 	machine_parse "$f" "$dir" || exit 2
 	[ -z "$force_kernel" ] || M_kernel=$force_kernel
+	[ -z "${ACCEL:-}" ] || M_accel=$ACCEL	# forces, like KERNEL, over accel=
 	timeout_of[$f]=$M_timeout
 	k=$(machine_key)
 	[ -n "${group_tests[$k]+x}" ] || { order+=("$k"); group_machine[$k]=$(machine_export); }

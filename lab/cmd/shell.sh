@@ -29,7 +29,7 @@ if [ -n "${T:-}" ]; then
 	[ -n "$t" ] || { echo "shell: T=$T: no such guest test" >&2; exit 2; }
 	machine_parse "$t" shell || exit 2
 fi
-for kv in kernel=KERNEL cpus=CPUS mem=MEM nics=NICS tpm=TPM devices=DEVICES timeout=TIMEOUT; do
+for kv in accel=ACCEL kernel=KERNEL cpus=CPUS mem=MEM nics=NICS tpm=TPM devices=DEVICES timeout=TIMEOUT; do
 	v=${kv#*=}
 	[ -z "${!v:-}" ] || machine_set "environment $v" "${kv%=*}" "${!v}" || exit 2
 done

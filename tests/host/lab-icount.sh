@@ -45,8 +45,8 @@ t "ACCEL=qemu is refused, naming the accelerators" bad bq 'tcg, kvm or icount' A
 plain() { qemu_cmd tcg file && grep -qxF tcg,thread=multi "$tmp/tcg.cmd" && ! grep -qE -- '^-(icount|rtc|seed)$|nokaslr' "$tmp/tcg.cmd"; }
 t "default (tcg): multi-threaded TCG, no icount, no pinned RTC or seed" plain
 limit() { env "$1" bash -c ". '$top/lab/lib/machine.sh'; machine_wall_limit 70"; }
-t "host-side time-outs: guest seconds as they are under tcg, x ICOUNT_WALL_FACTOR (10) under icount" \
-	eval '[ "$(limit ACCEL=tcg)" = 70 ] && [ "$(limit ACCEL=icount)" = 700 ]'
+t "host-side time-outs: guest seconds as they are under tcg, x ICOUNT_WALL_FACTOR (25) under icount" \
+	eval '[ "$(limit ACCEL=tcg)" = 70 ] && [ "$(limit ACCEL=icount)" = 1750 ]'
 t "run and shell take their QEMU limits from machine_wall_limit" \
 	eval "grep -q 'machine_wall_limit \\$' '$top/lab/cmd/run.sh' && grep -q 'machine_wall_limit \\$' '$top/lab/cmd/shell.sh'"
 # the header key: accel=icount over ACCEL, its own machine, kept by export
