@@ -56,7 +56,7 @@ note() { echo "# $*" >>"$log"; }
 failed() { fails="$fails$*
 "; }
 # median of the numbers on stdin
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%.10g\n", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 # runs NAME: NAME.r1.. NAME.rN from $w/NAME.runs, and their median as NAME
 runs() {
 	k=0
@@ -120,7 +120,8 @@ rmdir $GRP 2>/dev/null
 : >"$w/ct.max.runs"
 for r in $(seq "$RUNS"); do
 	o=$(cyclictest -m -q -N -p 80 -t 2 -a -i 1000 -l "$CT_LOOPS" 2>&1)
-	echo "$o" | awk '/^T:/ { for (i = 1; i < NF; i++) { if ($i == "Avg:") { s += $(i + 1); n++ } if ($i == "Max:" && $(i + 1) > m) m = $(i + 1) } }
+	# "Avg:" and "Max:" may be glued to a wide number ("Max:9516741")
+	echo "$o" | awk '/^T:/ { sub(/.*Avg: */, "A "); split($0, f, / *Max: *| +/); s += f[2]; n++; if (f[3] + 0 > m) m = f[3] + 0 }
 		END { if (n) { printf "%.0f\n", s / n >> "'"$w/ct.avg.runs"'"; print m >> "'"$w/ct.max.runs"'" } }' ||
 		{ failed "cyclictest run $r: $o"; break; }
 done
