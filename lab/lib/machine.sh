@@ -181,14 +181,15 @@ swtpm_stop() {
 # Its cost: the host executes ~90-200 M guest instructions per second, so
 # guest time ran 5x (host load 4) to 11x (load 8.6) slower than wall time
 # while the guest was busy (idle time costs nothing); the host-side limits
-# scale by ICOUNT_WALL_FACTOR (machine_wall_limit).  The 9p share is mounted
-# only after the tests under icount (lab/image/init).  Larger shifts make the guest clock faster but the
-# CPU slower against its timers; figures of different shifts do not compare.
+# scale by ICOUNT_WALL_FACTOR (machine_wall_limit).  Larger shifts make the
+# guest clock faster but the CPU slower against its timers; figures of
+# different shifts do not compare.
 # The rest of what the guest could see differently between two boots is
 # pinned: the RTC (a fixed date, driven by the virtual clock), the guest's
 # random numbers (-seed: RDRAND and friends), address-space randomisation
-# (nokaslr norandmaps).  What stays host-timed: the 9p share's replies and
-# a console that blocks (stdio, VERBOSE=1).
+# (nokaslr norandmaps).  What stays host-timed: the 9p share's replies
+# (so the guest mounts it only after the tests: lab/image/init) and a
+# console that blocks (stdio, VERBOSE=1).
 # An interactive shell gets sleep=on: with sleep=off an idle guest races
 # through its timer events and keeps a host CPU busy while it waits for keys.
 readonly ICOUNT_SHIFT_DEFAULT=0
