@@ -31,6 +31,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $# in 1|2) ;; *) echo "usage: bench/host/cost.sh [--boots N] [--env NAME=VALUE]... KERNEL_A [KERNEL_B]" >&2; exit 2 ;; esac
+[ "$1" != "${2:-}" ] || { echo "cost: KERNEL_A and KERNEL_B are the same; one kernel's spread: bench/host/cost.sh $1" >&2; exit 2; }
 case "$boots" in ''|*[!0-9]*|0) echo "cost: --boots takes a positive number" >&2; exit 2 ;; esac
 for k in "$@"; do
 	[ -f "$build/out/$k/arch/x86/boot/bzImage" ] && [ -f "$build/initramfs/$k.cpio" ] || {
