@@ -213,6 +213,9 @@ machine_wall_limit() {
 # words of the mode), DIR/out shared over 9p as the guest's /rtlab/out.
 # CONSOLE: "file" (DIR/console.log), "tee" (that and stdout) or
 # "interactive" (stdio with QEMU's Ctrl-a monitor, logged to DIR/console.log).
+# The log is written into DIR/out, so the guest reads its own console as it
+# grows at $RTLAB_CONSOLE (a test that checks what reached the console, e.g.
+# an ftrace dump); DIR/console.log is a symlink to it.
 # Starts swtpm when the machine has a TPM: call machine_stop DIR after QEMU.
 machine_qemu() {
 	local d=$1 console=$2 extra=$3 accel=${M_accel:-${ACCEL:-tcg}} i=0 nic dev
@@ -221,6 +224,8 @@ machine_qemu() {
 	[ -f "$bz" ] || { echo "lab: $bz missing (make kernel)" >&2; return 2; }
 	[ -f "$initrd" ] || { echo "lab: $initrd missing (make initramfs)" >&2; return 2; }
 	mkdir -p "$d/out"
+	local log=$d/out/console.log
+	ln -sfn out/console.log "$d/console.log"
 	# pci=noacpi: IRQ routing from the BIOS table; evaluating the i440fx
 	# _PRT method in AML takes tens of seconds under TCG and, on a loaded
 	# host, hits ACPI's loop time-out, leaving virtio without an IRQ.
@@ -240,6 +245,7 @@ machine_qemu() {
 	append+=" rtlab.kernel=$M_kernel rtlab.accel=$accel $extra"
 	[ "$accel" = kvm ] || append+=" tsc=reliable"
 	[ "$accel" != icount ] || append+=" nokaslr norandmaps rtlab.env.RTLAB_ICOUNT_SHIFT=$shift"
+	append+=" rtlab.env.RTLAB_CONSOLE=/rtlab/out/console.log"
 	[ "$M_qtrace" = none ] || append+=" rtlab.env.RTLAB_QEMU_TRACE=/rtlab/out/qemu-trace.log"
 	[ -z "$M_cmdline" ] || append+=" $M_cmdline"
 	QEMU=(qemu-system-x86_64 -machine pc -m "$M_mem" -smp "$M_cpus" -no-reboot
@@ -273,9 +279,9 @@ machine_qemu() {
 		QEMU+=(-trace "events=$d/trace-events,file=$d/out/qemu-trace.log")
 	fi
 	case "$console" in
-	file) QEMU+=(-monitor none -serial "file:$d/console.log") ;;
-	tee) QEMU+=(-monitor none -chardev "stdio,id=con,logfile=$d/console.log,signal=off" -serial chardev:con) ;;
-	interactive) QEMU+=(-chardev "stdio,id=con,mux=on,logfile=$d/console.log,signal=off"
+	file) QEMU+=(-monitor none -serial "file:$log") ;;
+	tee) QEMU+=(-monitor none -chardev "stdio,id=con,logfile=$log,signal=off" -serial chardev:con) ;;
+	interactive) QEMU+=(-chardev "stdio,id=con,mux=on,logfile=$log,signal=off"
 		-serial chardev:con -mon chardev=con) ;;
 	*) echo "lab: unknown console '$console'" >&2; return 2 ;;
 	esac
