@@ -51,13 +51,7 @@ sed -n 's/^# /# bare: /p' /tmp/bare.out
 bare_med=$(sed 's/.*"median_us":\([0-9.]*\).*/\1/' "$OUT/bare.json" 2>/dev/null)
 bare_p99=$(sed 's/.*"p99_us":\([0-9.]*\).*/\1/' "$OUT/bare.json" 2>/dev/null)
 
-mkdir -p /etc/rtgroups.d
-cat >/etc/rtgroups <<'EOF'
-irqthreads:f:50:*:^\[irq/[0-9]+-
-#@irq sim:f:77:*:action=^rtirqd-sim$
-EOF
-chmod 644 /etc/rtgroups
-chmod 755 /etc/rtgroups.d
+rtirqd_bench_rules
 rtirqd --foreground --self-priority 1 --event-source sysfs >/tmp/rtirqd.log 2>&1 &
 D=$!
 sleep 1

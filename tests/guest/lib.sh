@@ -59,3 +59,12 @@ fifo_hog() {
 	[ -n "${2:-}" ] && taskset -p "$2" "$_p" >/dev/null
 	echo "$_p" >"$1" && chrt -f -p 50 "$_p" && echo "$_p"
 }
+
+# rtirqd's rules for the benchmarks: irq threads FIFO 50, the simulator's
+# "rtirqd-sim" action FIFO 77 (bench/guest/rtirqd-latency.sh, rtirqd-breakdown.sh)
+rtirqd_bench_rules() {
+	mkdir -p /etc/rtgroups.d
+	printf '%s\n' 'irqthreads:f:50:*:^\[irq/[0-9]+-' '#@irq sim:f:77:*:action=^rtirqd-sim$' >/etc/rtgroups
+	chmod 644 /etc/rtgroups
+	chmod 755 /etc/rtgroups.d
+}
