@@ -117,3 +117,12 @@ tap_points() {
 	$(grep -E '^(not )?ok ' "$2" | sed 's/^not ok/not/')
 	EOT
 }
+
+# rtirqd's rules for the benchmarks: irq threads FIFO 50, the simulator's
+# "rtirqd-sim" action FIFO 77 (bench/guest/rtirqd-latency.sh, rtirqd-breakdown.sh)
+rtirqd_bench_rules() {
+	mkdir -p /etc/rtgroups.d
+	printf '%s\n' 'irqthreads:f:50:*:^\[irq/[0-9]+-' '#@irq sim:f:77:*:action=^rtirqd-sim$' >/etc/rtgroups
+	chmod 644 /etc/rtgroups
+	chmod 755 /etc/rtgroups.d
+}
