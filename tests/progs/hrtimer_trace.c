@@ -21,6 +21,9 @@
  *       thr_avg thr_p99 thr_max thr_tail samples" (us)
  *   hrtimer_trace overrun [--cpu C]
  *       events the ring buffer lost (all CPUs, or CPU C)
+ *   hrtimer_trace report RESULTS TAILS TIMERLAT TAU KERNEL ACCEL CPU ITERS
+ *                        HARD_IRQ_SHOWN CYCLICTEST_SHOWN OUT
+ *       write the benchmark's summary JSON from its tables
  *
  * Reading consumes the buffer (trace_pipe_raw), so each command reads the
  * trace of one run once.
@@ -37,6 +40,7 @@
 #include <tracefs/tracefs.h>
 
 #include "rtlab/die.h"
+#include "rtlab/json.h"
 #include "rtlab/tap.h"
 #include "rtlab/time.h"
 
@@ -394,6 +398,8 @@ static void usage(void)
 	     "       hrtimer_trace irq --cpu C --iters K --period-ms P [--ws-json F] [--durations F]\n"
 	     "       hrtimer_trace timerlat --tail US\n"
 	     "       hrtimer_trace overrun [--cpu C]\n"
+	     "       hrtimer_trace report RESULTS TAILS TIMERLAT TAU KERNEL ACCEL CPU ITERS\n"
+	     "                            HARD_IRQ_SHOWN CYCLICTEST_SHOWN OUT.json\n"
 	     "Reads the trace buffer (tracefs, binary) of the hrtimer sleeper test or the\n"
 	     "hrtimer storm benchmark; see the comment at the top of hrtimer_trace.c.");
 }
@@ -791,9 +797,203 @@ static int run_timerlat(const struct opts *o)
 	return 0;
 }
 
+/* ---- report: the benchmark's summary.json ----------------------------- */
+
+#define REPORT_COLS		20	/* hrtimer-storm.sh's results columns */
+#define TIMERLAT_COLS		10
+#define REPORT_ROWS		16
+#define REPORT_LINE		1024
+#define BENCH_METHOD \
+	"cyclictest -p99 -i1000 -a%d -h; wakestorm storms pinned to CPU %d; hard irq time per storm expiry = duration of the first hrtimer_interrupt (function_graph, trace_clock mono) starting at or after each common expiry (window T-20us..T+period/2); cyclictest tail = samples >= half of scenario c median hard irq time; under TCG compare ratios only"
+
+struct table { char cell[REPORT_ROWS][TIMERLAT_COLS > REPORT_COLS ? TIMERLAT_COLS : REPORT_COLS][COMM_LEN]; int rows; };
+
+/* read_table: whitespace-separated rows of exactly cols words */
+static void read_table(const char *path, int cols, struct table *t)
+{
+	FILE *f = fopen(path, "r");
+	char line[REPORT_LINE];
+	int lineno = 0;
+
+	if (!f)
+		die("%s: %m", path);
+	t->rows = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *save = NULL, *w = strtok_r(line, " \t\n", &save);
+		int c = 0;
+
+		lineno++;
+		if (!w)
+			continue;
+		if (t->rows == REPORT_ROWS)
+			die("%s:%d: more than %d rows", path, lineno, REPORT_ROWS);
+		for (; w; w = strtok_r(NULL, " \t\n", &save), c++)
+			if (c < cols)
+				snprintf(t->cell[t->rows][c], COMM_LEN, "%s", w);
+		if (c != cols)
+			die("%s:%d: %d words, want %d", path, lineno, c, cols);
+		t->rows++;
+	}
+	fclose(f);
+}
+
+/* cell: a table's word (column 1 = name) of row name, NULL if absent */
+static const char *cell(const struct table *t, const char *name, int col)
+{
+	int r;
+
+	for (r = 0; r < t->rows; r++)
+		if (!strcmp(t->cell[r][0], name))
+			return t->cell[r][col - 1];
+	return NULL;
+}
+
+/* a figure, or null where the script had none ("?", "null", "overflow") */
+static cJSON *figure(const char *w)
+{
+	char *end;
+	double v;
+
+	if (!w)
+		return cJSON_CreateNull();
+	v = strtod(w, &end);
+	return (end == w || *end) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
+}
+
+static void add_figures(cJSON *o, const struct table *t, const char *row, const char *const *keys, const int *cols)
+{
+	for (; *keys; keys++, cols++)
+		cJSON_AddItemToObject(o, *keys, figure(cell(t, row, *cols)));
+}
+
+/* ratio of scenario b (or c) to a in a results column, two decimals */
+static cJSON *ratio_to_a(const struct table *t, const char *b, int col)
+{
+	const char *x = cell(t, "a", col), *y = cell(t, b, col);
+	double a = x ? strtod(x, NULL) : 0;
+
+	if (!y || a <= 0)
+		return cJSON_CreateNull();
+	return cJSON_CreateNumber(rtlab_json_round(strtod(y, NULL) / a, 2));
+}
+
+static void add_ratios(cJSON *o, const char *key, const struct table *t, int col)
+{
+	cJSON *r = cJSON_AddObjectToObject(o, key);
+
+	cJSON_AddItemToObject(r, "b_a", ratio_to_a(t, "b", col));
+	cJSON_AddItemToObject(r, "c_a", ratio_to_a(t, "c", col));
+}
+
+static void add_scenarios(cJSON *j, const struct table *res, const struct table *tails)
+{
+	static const char *const cyc_keys[] = { "min", "avg", "p99", "max", NULL };
+	static const int cyc_cols[] = { 10, 11, 13, 12 };
+	static const char *const irq_keys[] = { "median", "p99", "max", "expiries", NULL };
+	static const int irq_cols[] = { 15, 16, 17, 18 };
+	cJSON *all = cJSON_AddObjectToObject(j, "scenarios");
+	int r;
+
+	for (r = 0; r < res->rows; r++) {
+		const char *name = res->cell[r][0];
+		cJSON *o = cJSON_AddObjectToObject(all, name);
+
+		cJSON_AddItemToObject(o, "threads", figure(cell(res, name, 2)));
+		cJSON_AddStringToObject(o, "policy", cell(res, name, 3));
+		cJSON_AddItemToObject(o, "period_ms", figure(cell(res, name, 4)));
+		cJSON_AddItemToObject(o, "missed", figure(cell(res, name, 8)));
+		cJSON_AddItemToObject(o, "wakeups", figure(cell(res, name, 9)));
+		add_figures(cJSON_AddObjectToObject(o, "cyclictest_us"), res, name, cyc_keys, cyc_cols);
+		cJSON_AddItemToObject(o, "cyclictest_tail_samples", figure(cell(tails, name, 2)));
+		add_figures(cJSON_AddObjectToObject(o, "hard_irq_per_expiry_us"), res, name, irq_keys, irq_cols);
+		cJSON_AddItemToObject(o, "hard_irq_us_per_s", figure(cell(res, name, 19)));
+		cJSON_AddItemToObject(o, "interrupts", figure(cell(res, name, 20)));
+		cJSON_AddItemToObject(o, "switches_per_expiry", figure(cell(res, name, 14)));
+	}
+}
+
+static void add_growth(cJSON *j, const struct table *res)
+{
+	static const char *const other[] = { "other-100", "b", "other-4000" };
+	static const char *const fifo[] = { "fifo-100", "c", "fifo-4000" };
+	static const char *const n[] = { "100", "1000", "4000" };
+	cJSON *g = cJSON_AddObjectToObject(j, "growth_hard_irq_per_expiry_median_us");
+	cJSON *o = cJSON_AddObjectToObject(g, "other"), *f = cJSON_AddObjectToObject(g, "fifo");
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		cJSON_AddItemToObject(o, n[i], figure(cell(res, other[i], 15)));
+		cJSON_AddItemToObject(f, n[i], figure(cell(res, fifo[i], 15)));
+	}
+}
+
+static void add_timerlat(cJSON *j, const struct table *tl)
+{
+	static const char *const keys[] = { "avg", "p99", "max", "tail_samples", NULL };
+	static const int irq_cols[] = { 2, 3, 4, 5 }, thr_cols[] = { 6, 7, 8, 9 };
+	cJSON *all = cJSON_AddObjectToObject(j, "timerlat_us");
+	int r;
+
+	for (r = 0; r < tl->rows; r++) {
+		const char *name = tl->cell[r][0];
+		cJSON *o = cJSON_AddObjectToObject(all, name);
+
+		add_figures(cJSON_AddObjectToObject(o, "irq"), tl, name, keys, irq_cols);
+		add_figures(cJSON_AddObjectToObject(o, "thread"), tl, name, keys, thr_cols);
+		cJSON_AddItemToObject(o, "samples", figure(cell(tl, name, 10)));
+	}
+}
+
+/*
+ * hrtimer_trace report RESULTS TAILS TIMERLAT TAU KERNEL ACCEL CPU ITERS
+ *                      HARD_IRQ_SHOWN CYCLICTEST_SHOWN OUT.json
+ * The files are hrtimer-storm.sh's tables (its "results columns" comment).
+ */
+static int run_report(int argc, char **argv)
+{
+	static struct table res, tails, tl;
+	char method[sizeof(BENCH_METHOD) + 16];
+	cJSON *j, *shown;
+	int cpu;
+
+	if (argc != 13)
+		die_usage("report needs 11 arguments");
+	read_table(argv[2], REPORT_COLS, &res);
+	read_table(argv[3], 2, &tails);
+	read_table(argv[4], TIMERLAT_COLS, &tl);
+	cpu = int_arg(argv[8], "CPU");
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "benchmark", "hrtimer-storm");
+	cJSON_AddStringToObject(j, "kernel", argv[6]);
+	cJSON_AddStringToObject(j, "accel", argv[7]);
+	cJSON_AddNumberToObject(j, "cpu", cpu);
+	cJSON_AddNumberToObject(j, "expiries_per_scenario", int_arg(argv[9], "ITERS"));
+	snprintf(method, sizeof(method), BENCH_METHOD, cpu, cpu);
+	cJSON_AddStringToObject(j, "method", method);
+	cJSON_AddItemToObject(j, "tail_threshold_us", figure(argv[5]));
+	add_scenarios(j, &res, &tails);
+	shown = cJSON_AddObjectToObject(j, "ratios");
+	add_ratios(shown, "hard_irq_per_expiry", &res, 15);
+	add_ratios(shown, "hard_irq_per_second", &res, 19);
+	add_ratios(shown, "cyclictest_avg", &res, 11);
+	add_ratios(shown, "cyclictest_max", &res, 12);
+	add_growth(j, &res);
+	add_timerlat(j, &tl);
+	shown = cJSON_AddObjectToObject(j, "expected_difference_shown");
+	cJSON_AddBoolToObject(shown, "hard_irq_per_expiry", !strcmp(argv[10], "true"));
+	cJSON_AddBoolToObject(shown, "cyclictest", !strcmp(argv[11], "true"));
+	if (rtlab_json_write(argv[12], j))
+		die("%s: cannot write: %m", argv[12]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct opts o = parse_opts(argc, argv);
+	struct opts o;
+
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return run_report(argc, argv);
+	o = parse_opts(argc, argv);
 
 	if (!strcmp(o.cmd, "mode"))
 		return run_mode(&o);
