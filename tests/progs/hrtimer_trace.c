@@ -26,7 +26,8 @@
  *       write the benchmark's summary JSON from its tables
  *
  * Reading consumes the buffer (trace_pipe_raw), so each command reads the
- * trace of one run once.
+ * trace of one run once. --instance NAME reads a tracefs instance instead
+ * of the top buffer.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -74,6 +75,27 @@
 #define KALLSYMS		"/proc/kallsyms"
 
 /* ---- reading the buffer ---------------------------------------------- */
+
+/* the tracefs instance read (--instance), NULL: the top one */
+static struct tracefs_instance *instance;
+
+static void open_instance(const char *name)
+{
+	if (!name)
+		return;
+	if (!tracefs_instance_exists(name))
+		die("no tracefs instance %s", name);
+	instance = tracefs_instance_alloc(NULL, name);
+	if (!instance)
+		die("cannot open tracefs instance %s", name);
+}
+
+static void iterate(struct tep_handle *tep, int (*cb)(struct tep_event *, struct tep_record *, int, void *),
+		    void *data)
+{
+	if (tracefs_iterate_raw_events(tep, instance, NULL, 0, cb, data) < 0)
+		die("cannot read the trace buffer");
+}
 
 static struct tep_handle *open_trace(void)
 {
@@ -148,7 +170,7 @@ static unsigned long long cpu_overrun(int cpu)
 	unsigned long long n = 0;
 
 	snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
-	stats = tracefs_instance_file_read(NULL, path, NULL);
+	stats = tracefs_instance_file_read(instance, path, NULL);
 	if (!stats)
 		return 0;	/* no such CPU */
 	p = strstr(stats, "overrun:");
@@ -335,8 +357,7 @@ static struct sleepers *read_sleepers(void)
 		die("out of memory");
 	s->tep = open_trace();
 	s->wakeup.name = SLEEPER_FUNC;
-	if (tracefs_iterate_raw_events(s->tep, NULL, NULL, 0, sleeper_event, s) < 0)
-		die("cannot read the trace buffer");
+	iterate(s->tep, sleeper_event, s);
 	return s;
 }
 
@@ -385,7 +406,7 @@ static int by_count_desc(const void *a, const void *b)
 /* ---- command line ---------------------------------------------------- */
 
 struct opts {
-	const char *cmd, *want, *label, *ws_json, *summary, *durations;
+	const char *cmd, *want, *label, *ws_json, *summary, *durations, *instance;
 	int ws_rc, threads, iters, cpu;
 	double period_ms, tail_us;
 };
@@ -400,6 +421,7 @@ static void usage(void)
 	     "       hrtimer_trace overrun [--cpu C]\n"
 	     "       hrtimer_trace report RESULTS TAILS TIMERLAT TAU KERNEL ACCEL CPU ITERS\n"
 	     "                            HARD_IRQ_SHOWN CYCLICTEST_SHOWN OUT.json\n"
+	     "Each reading command takes --instance NAME to read a tracefs instance.\n"
 	     "Reads the trace buffer (tracefs, binary) of the hrtimer sleeper test or the\n"
 	     "hrtimer storm benchmark; see the comment at the top of hrtimer_trace.c.");
 }
@@ -433,6 +455,7 @@ static struct opts parse_opts(int argc, char **argv)
 		{ "iters", required_argument, NULL, 'i' }, { "cpu", required_argument, NULL, 'c' },
 		{ "summary", required_argument, NULL, 's' }, { "period-ms", required_argument, NULL, 'p' },
 		{ "durations", required_argument, NULL, 'd' }, { "tail", required_argument, NULL, 't' },
+		{ "instance", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' }, { 0 } };
 	struct opts o = { .label = "", .ws_rc = -1, .cpu = -1, .iters = 1 };
 	int c;
@@ -458,6 +481,7 @@ static struct opts parse_opts(int argc, char **argv)
 		case 'p': o.period_ms = num_arg(optarg, "--period-ms"); break;
 		case 'd': o.durations = optarg; break;
 		case 't': o.tail_us = num_arg(optarg, "--tail"); break;
+		case 'I': o.instance = optarg; break;
 		case 'h': usage(); exit(0);
 		default: die_usage("bad option");
 		}
@@ -709,8 +733,7 @@ static int run_irq(const struct opts *o)
 		ws = read_ws_json(o->ws_json);
 	t.tep = open_trace();
 	t.entry_fn.name = t.exit_fn.name = IRQ_FUNC;
-	if (tracefs_iterate_raw_events(t.tep, NULL, NULL, 0, irq_event, &t) < 0)
-		die("cannot read the trace buffer");
+	iterate(t.tep, irq_event, &t);
 	if (o->durations)
 		write_durations(o->durations, &t);
 	v = calloc((size_t)k, sizeof(*v));
@@ -788,8 +811,7 @@ static int run_timerlat(const struct opts *o)
 	struct timerlat t = { 0 };
 	struct tep_handle *tep = open_trace();
 
-	if (tracefs_iterate_raw_events(tep, NULL, NULL, 0, timerlat_event, &t) < 0)
-		die("cannot read the trace buffer");
+	iterate(tep, timerlat_event, &t);
 	print_lat(&t.ctx[TIMERLAT_CTX_IRQ], o->tail_us);
 	putchar(' ');
 	print_lat(&t.ctx[TIMERLAT_CTX_THREAD], o->tail_us);
@@ -994,6 +1016,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return run_report(argc, argv);
 	o = parse_opts(argc, argv);
+	open_instance(o.instance);
 
 	if (!strcmp(o.cmd, "mode"))
 		return run_mode(&o);
