@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtlab/json.h"
 #include "rtlab/die.h"
 #include "rtlab/tap.h"
 #include "rtlab/time.h"
@@ -750,15 +751,18 @@ static int cmd_latency(void)
 		     source_path, n, med / 1e3, p99 / 1e3, max / 1e3, lat[0] / 1e3,
 		     dur[n / 2] / 1e3);
 		if (json_out) {
-			FILE *f = fopen(json_out, "w");
+			cJSON *j = cJSON_CreateObject();
 
-			if (!f)
+			cJSON_AddStringToObject(j, "source", source_path);
+			cJSON_AddNumberToObject(j, "samples", n);
+			cJSON_AddNumberToObject(j, "median_us", rtlab_json_round(med / 1e3, 1));
+			cJSON_AddNumberToObject(j, "p99_us", rtlab_json_round(p99 / 1e3, 1));
+			cJSON_AddNumberToObject(j, "max_us", rtlab_json_round(max / 1e3, 1));
+			cJSON_AddNumberToObject(j, "min_us", rtlab_json_round(lat[0] / 1e3, 1));
+			cJSON_AddNumberToObject(j, "request_irq_median_us",
+						rtlab_json_round(dur[n / 2] / 1e3, 1));
+			if (rtlab_json_write(json_out, j))
 				die("%s: %s", json_out, strerror(errno));
-			fprintf(f, "{\"source\":\"%s\",\"samples\":%d,\"median_us\":%.1f,"
-				"\"p99_us\":%.1f,\"max_us\":%.1f,\"min_us\":%.1f,"
-				"\"request_irq_median_us\":%.1f}\n", source_path, n,
-				med / 1e3, p99 / 1e3, max / 1e3, lat[0] / 1e3, dur[n / 2] / 1e3);
-			fclose(f);
 		}
 	}
 	free(lat);
