@@ -54,7 +54,7 @@ for m in $modes; do
 	sort -n "$out/data-$m.txt" | awk -v n="$N" '{ printf "%.3f %.6f\n", $1 / 1000, NR / n }' >"$out/cdf-$m.dat"
 done
 
-get() { sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$out/$1.json" 2>/dev/null; }
+get() { sed -n "s/.*\"$2\": *\([0-9.]*\).*/\1/p" "$out/$1.json" 2>/dev/null; }
 {
 	echo "| implementation | wake-ups | min us | median us | p99 us | max us | median / rtpi | p99 / rtpi |"
 	echo "|---|---|---|---|---|---|---|---|"

@@ -14,6 +14,32 @@ tap_check() {
 	_d=$1; shift
 	if "$@"; then tap_ok "$_d"; else tap_fail "$_d"; fi
 }
+# tap_sub CMD ARGS...: run a C test program that asserts for itself and
+# prints TAP (include/rtlab/tap.h) and number its points on from this
+# script's; its "TAP version" and plan lines are dropped, its diagnostics
+# and other output pass through as "# ". A program that could not do its
+# job (exit 2 and above) or printed no point adds a failed point. Returns
+# the program's exit status.
+tap_sub() {
+	_ts_out=$(mktemp /tmp/tap_sub.XXXXXX)
+	"$@" >"$_ts_out" 2>&1
+	_ts_rc=$?
+	_ts_n0=$_tap_n
+	while IFS= read -r _ts_l; do
+		case $_ts_l in
+		"TAP version "*|1..*) ;;
+		"not ok "*) _ts_l=${_ts_l#not ok }; tap_fail "${_ts_l#* }" ;;
+		"ok "*) _ts_l=${_ts_l#ok }; tap_ok "${_ts_l#* }" ;;
+		"#"*) echo "$_ts_l" ;;
+		*) echo "# $_ts_l" ;;
+		esac
+	done <"$_ts_out"
+	rm -f "$_ts_out"
+	if [ "$_ts_rc" -ge 2 ] || [ "$_tap_n" = "$_ts_n0" ]; then
+		tap_fail "$(basename "$1") ran (exit $_ts_rc)"
+	fi
+	return "$_ts_rc"
+}
 # tap_done: print the plan if none was given, exit 1 if anything failed.
 tap_done() {
 	[ -n "${_tap_planned:-}" ] || echo "1..$_tap_n"
@@ -25,9 +51,12 @@ tap_done() {
 # under QEMU TCG means, as a diagnostic (nothing under KVM); WHAT names the
 # figures (default "figures").  Every benchmark prints it; make demo and
 # the bench report show it from there.
+# Under ACCEL=icount the figures are instruction counts instead.
 tap_tcg_caveat() {
-	[ "${RTLAB_ACCEL:-tcg}" = tcg ] || return 0
-	tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run."
+	case "${RTLAB_ACCEL:-tcg}" in
+	tcg) tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run." ;;
+	icount) tap_diag "icount: ${1:-figures} are guest time, 2^${RTLAB_ICOUNT_SHIFT:-?} ns per guest instruction: instruction counts, the same on a quiet or loaded host and comparable between kernels, not hardware times." ;;
+	esac
 }
 
 # --- helpers of the RT group tests (80-85) -------------------------------
@@ -113,4 +142,13 @@ tap_points() {
 	done <<-EOT
 	$(grep -E '^(not )?ok ' "$2" | sed 's/^not ok/not/')
 	EOT
+}
+
+# rtirqd's rules for the benchmarks: irq threads FIFO 50, the simulator's
+# "rtirqd-sim" action FIFO 77 (bench/guest/rtirqd-latency.sh, rtirqd-breakdown.sh)
+rtirqd_bench_rules() {
+	mkdir -p /etc/rtgroups.d
+	printf '%s\n' 'irqthreads:f:50:*:^\[irq/[0-9]+-' '#@irq sim:f:77:*:action=^rtirqd-sim$' >/etc/rtgroups
+	chmod 644 /etc/rtgroups
+	chmod 755 /etc/rtgroups.d
 }
