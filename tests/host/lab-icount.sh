@@ -32,7 +32,7 @@ append=$(grep -A1 -xF -- -append "$tmp/ic.cmd" | tail -n 1)
 t "icount: no address-space randomisation, the mode and the shift on the kernel command line" \
 	sh -c "echo '$append' | grep -q ' nokaslr norandmaps ' && echo '$append' | grep -q 'rtlab.accel=icount' && echo '$append' | grep -q 'rtlab.env.RTLAB_ICOUNT_SHIFT=0'"
 t "icount: the serial console goes to a file (a blocking console would be host-timed)" \
-	word "$tmp/ic.cmd" -serial "file:$tmp/ic/console.log"
+	word "$tmp/ic.cmd" -serial "file:$tmp/ic/out/console.log"
 shift3() { qemu_cmd ic3 file ACCEL=icount ICOUNT_SHIFT=3 && word "$tmp/ic3.cmd" -icount shift=3,sleep=off,align=off && grep -q 'RTLAB_ICOUNT_SHIFT=3' "$tmp/ic3.cmd"; }
 t "ICOUNT_SHIFT=3: shift=3 on both the QEMU and the kernel command line" shift3
 interactive() { qemu_cmd ici interactive ACCEL=icount && word "$tmp/ici.cmd" -icount shift=0,sleep=on,align=off; }
