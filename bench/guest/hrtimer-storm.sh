@@ -89,18 +89,10 @@ trace_setup() {
 	echo 0 >"$T/tracing_on"
 }
 
-# durations FILE: "start_seconds duration_us" for every hrtimer_interrupt
-durations() {
-	awk '
-	/hrtimer_interrupt\(\);/ {
-		# print the timestamp as written: as a number awk would print
-		# it with 6 significant digits (1 ms resolution after 100 s)
-		if ($1 !~ /^[0-9]+\.[0-9]+$/)
-			next
-		for (i = 2; i < NF; i++)
-			if ($(i + 1) == "us" && $i ~ /^[0-9.]+$/) { print $1, $i; next }
-	}' "$1"
-}
+# The trace analysis (tests/progs/hrtimer_trace.c), on the binary buffer:
+# hrtimer_interrupt's time per storm expiry from function_graph, timerlat's
+# latencies, the buffer's lost events.
+HT=/usr/local/libexec/rtlab/hrtimer_trace
 
 # load NAME N POLICY PERIOD_MS DELAY_MS SECS: the load of a scenario on CPU
 # $cpu: a storm of N wakestorm sleepers, the CPU hog control, or nothing.
@@ -151,28 +143,8 @@ run_timerlat() {
 	sleep 1
 	load "tl-$name" "$n" "$pol" "$p" "$delay_ms" "$secs"
 	echo 0 >"$T/tracing_on"
-	cat "$T/trace" >"$work/tl-$name.trace"
+	"$HT" timerlat --tail "$tau" || echo "null null null null null null null null 0"
 	echo nop >"$T/current_tracer"
-	awk -v t="$tau" '
-	# avg, nearest-rank p99, max and samples >= t, from 1-us buckets
-	function stats(ctx,   i, n, c, need, p99) {
-		n = cnt[ctx]
-		if (!n) return "null null null null"
-		need = int(n * 0.99 + 0.999); c = 0; p99 = mx[ctx]
-		for (i = 0; i <= mx[ctx]; i++)
-			if ((ctx, i) in b) { c += b[ctx, i]; if (c >= need) { p99 = i; break } }
-		return sprintf("%.1f %d %d %d", sum[ctx] / n, p99, mx[ctx], tl[ctx])
-	}
-	/ context +(irq|thread) timer_latency / {
-		for (i = 1; i < NF; i++) if ($i == "context") break
-		seq = substr($(i - 1), 2) + 0
-		if (seq <= 10) next	# the first samples include the start
-		ctx = $(i + 1); us = int($(i + 3) / 1000)
-		cnt[ctx]++; sum[ctx] += us; b[ctx, us]++
-		if (us > mx[ctx]) mx[ctx] = us
-		if (us >= t) tl[ctx]++
-	}
-	END { print stats("irq"), stats("thread"), cnt["thread"] + 0 }' "$work/tl-$name.trace"
 }
 
 # run_scenario NAME N POLICY: cyclictest, plus a storm unless N is 0
@@ -194,9 +166,13 @@ run_scenario() {
 	echo 0 >"$T/tracing_on"
 	sched1=$(awk -v c="cpu$cpu" '$1 == c { print $10 }' /proc/schedstat)
 	cp "$work/$name.cyc" "$OUT/$name.cyclictest" 2>/dev/null
-	cat "$T/trace" >"$work/$name.trace"
-	overrun=$(awk '/^overrun:/ { print $2 }' "$T/per_cpu/cpu$cpu/stats")
-	durations "$work/$name.trace" >"$work/$name.dur"
+	overrun=$("$HT" overrun --cpu $cpu)
+	# the hard irq time per expiry: "median p99 max expiries_found
+	# us_per_s interrupts", see run_irq in hrtimer_trace.c
+	"$HT" irq --cpu $cpu --iters $iters --period-ms "$p" \
+		$([ "$n" != 0 ] && echo --ws-json "$work/$name.json") \
+		--durations "$work/$name.dur" >"$work/$name.pe" ||
+		echo "null null null 0 null 0" >"$work/$name.pe"	# none found
 	cp "$work/$name.dur" "$OUT/$name.dur" 2>/dev/null
 	[ -f "$work/$name.json" ] && cp "$work/$name.json" "$OUT/$name.wakestorm.json"
 	echo "$wrc $crc ${overrun:-?} $p $(( ${sched1:-0} - ${sched0:-0} )) $secs"
@@ -229,32 +205,6 @@ percentile() {
 # json FILE KEY: a top-level number of wakestorm's JSON
 json() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([0-9.e+-]*\).*/\1/p" "$1" | head -n 1; }
 
-# per_expiry NAME START_S PERIOD_S: for each of $iters expiries the first
-# hrtimer_interrupt starting in [T - 20 us, T + period/2]; prints "median p99
-# max expiries_found" in us, total hrtimer_interrupt us per second, and the
-# number of interrupts traced
-per_expiry() {
-	awk -v t0="$2" -v per="$3" -v k="$iters" '
-	{ ts[NR] = $1; d[NR] = $2; total += $2
-	  if (NR == 1) first = $1; last = $1 }
-	END {
-		if (t0 == "first") t0 = first + per
-		for (j = 0; j < k; j++) {
-			lo = t0 + j * per - 0.00002; hi = t0 + j * per + per / 2
-			v[j] = -1
-			for (i = 1; i <= NR; i++)
-				if (ts[i] >= lo && ts[i] <= hi) { v[j] = d[i]; found++; break }
-		}
-		# sort v[0..k-1]
-		for (i = 0; i < k; i++) for (j = i + 1; j < k; j++)
-			if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
-		med = v[int((k + 1) / 2) - 1]; p99 = v[int(k * 0.99 + 0.999) - 1]; mx = v[k - 1]
-		span = last - first
-		tp = span > 0 ? total / span : 0
-		printf "%.1f %.1f %.1f %d %.0f %d\n", med, p99, mx, found, tp, NR
-	}' "$work/$1.dur"
-}
-
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0) printf "%.2f", b / a; else print "null" }'; }
 
 tap_diag "hrtimer storm benchmark on $(uname -r), accel ${RTLAB_ACCEL:-?}, CPU $cpu"
@@ -275,14 +225,12 @@ for sc in "a 0 other" "hog 0 hog" "b 1000 other" "c 1000 fifo" \
 	set -- $(run_scenario "$name" "$n" "$pol")
 	wrc=$1 crc=$2 overrun=$3 p=$4 switches=$5
 	if [ "$n" != 0 ]; then
-		start=$(json "$work/$name.json" start_ns)
 		missed=$(json "$work/$name.json" missed)
 		wakeups=$(json "$work/$name.json" wakeups)
-		t0=$(awk -v s="$start" 'BEGIN { printf "%.9f", s / 1e9 }')
 	else
-		t0=first missed=0 wakeups=0
+		missed=0 wakeups=0
 	fi
-	pe=$(per_expiry "$name" "$t0" "$(awk -v p="$p" 'BEGIN { print p / 1000 }')")
+	pe=$(cat "$work/$name.pe")
 	cmin=$(cyclic "$work/$name.cyc" Min)
 	cavg=$(cyclic "$work/$name.cyc" Avg)
 	cmax=$(cyclic "$work/$name.cyc" Max)
@@ -454,41 +402,8 @@ echo "#   suffers, can. A latency claim needs KVM or hardware."
 	echo "Ratios to a: hard irq per expiry b/a $r_irq_b, c/a $r_irq_c; cyclictest avg b/a $r_avg_b, c/a $r_avg_c; cyclictest max b/a $r_max_b, c/a $r_max_c (TCG noise)."
 } >"$OUT/table.md"
 
-num() { case "$1" in ''|'?'|null|overflow) echo null ;; *) echo "$1" ;; esac; }
-{
-	printf '{\n  "benchmark": "hrtimer-storm",\n'
-	printf '  "kernel": "%s",\n  "accel": "%s",\n  "cpu": %d,\n  "expiries_per_scenario": %d,\n' "$(uname -r)" "${RTLAB_ACCEL:-unknown}" $cpu $iters
-	printf '  "method": "cyclictest -p99 -i1000 -a%d -h; wakestorm storms pinned to CPU %d; hard irq time per storm expiry = duration of the first hrtimer_interrupt (function_graph, trace_clock mono) starting at or after each common expiry (window T-20us..T+period/2); cyclictest tail = samples >= half of scenario c median hard irq time; under TCG compare ratios only",\n' $cpu $cpu
-	printf '  "tail_threshold_us": %s,\n' "$(num "$tau")"
-	printf '  "scenarios": {\n'
-	sep=
-	while read -r name n pol p wrc crc ovr missed wk cmin cavg cmax cp99 spe med p99 mx k tp nint; do
-		printf '%s    "%s": {"threads": %s, "policy": "%s", "period_ms": %s, "missed": %s, "wakeups": %s, "cyclictest_us": {"min": %s, "avg": %s, "p99": %s, "max": %s}, "cyclictest_tail_samples": %s, "hard_irq_per_expiry_us": {"median": %s, "p99": %s, "max": %s, "expiries": %s}, "hard_irq_us_per_s": %s, "interrupts": %s, "switches_per_expiry": %s}' \
-			"$sep" "$name" "$n" "$pol" "$p" "$(num "$missed")" "$(num "$wk")" \
-			"$(num "$cmin")" "$(num "$cavg")" "$(num "$cp99")" "$(num "$cmax")" \
-			"$(num "$(tailn "$name")")" \
-			"$(num "$med")" "$(num "$p99")" "$(num "$mx")" "$(num "$k")" \
-			"$(num "$tp")" "$(num "$nint")" "$(num "$spe")"
-		sep=',
-'
-	done <"$results"
-	printf '\n  },\n  "ratios": {\n'
-	printf '    "hard_irq_per_expiry": {"b_a": %s, "c_a": %s},\n' "$(num "$r_irq_b")" "$(num "$r_irq_c")"
-	printf '    "hard_irq_per_second": {"b_a": %s, "c_a": %s},\n' "$(num "$r_tp_b")" "$(num "$r_tp_c")"
-	printf '    "cyclictest_avg": {"b_a": %s, "c_a": %s},\n' "$(num "$r_avg_b")" "$(num "$r_avg_c")"
-	printf '    "cyclictest_max": {"b_a": %s, "c_a": %s}\n  },\n' "$(num "$r_max_b")" "$(num "$r_max_c")"
-	printf '  "growth_hard_irq_per_expiry_median_us": {"other": {"100": %s, "1000": %s, "4000": %s}, "fifo": {"100": %s, "1000": %s, "4000": %s}},\n' \
-		"$(num "$o100")" "$(num "$o1000")" "$(num "$o4000")" "$(num "$f100")" "$(num "$f1000")" "$(num "$f4000")"
-	printf '  "timerlat_us": {\n'
-	sep=
-	while read -r name ia ip im it ta2 tp2 tm tt ns; do
-		printf '%s    "%s": {"irq": {"avg": %s, "p99": %s, "max": %s, "tail_samples": %s}, "thread": {"avg": %s, "p99": %s, "max": %s, "tail_samples": %s}, "samples": %s}' \
-			"$sep" "$name" "$(num "$ia")" "$(num "$ip")" "$(num "$im")" "$(num "$it")" \
-			"$(num "$ta2")" "$(num "$tp2")" "$(num "$tm")" "$(num "$tt")" "$(num "$ns")"
-		sep=',
-'
-	done <"$work/tl"
-	printf '\n  },\n'
-	printf '  "expected_difference_shown": {"hard_irq_per_expiry": %s, "cyclictest": %s}\n}\n' "$expected" "$cyc_shown"
-} >"$OUT/summary.json"
+# the summary JSON (cJSON) from the tables above
+"$HT" report "$results" "$work/tails" "$work/tl" "$tau" "$(uname -r)" \
+	"${RTLAB_ACCEL:-unknown}" $cpu $iters $expected $cyc_shown "$OUT/summary.json" ||
+	tap_fail "summary.json written"
 tap_done

@@ -39,13 +39,7 @@ EOF
 tap_tcg_caveat
 
 insmod "$IRQSIM_KO" || { echo "# cannot load $IRQSIM_KO"; exit 1; }
-mkdir -p /etc/rtgroups.d
-cat >/etc/rtgroups <<'EOF'
-irqthreads:f:50:*:^\[irq/[0-9]+-
-#@irq sim:f:77:*:action=^rtirqd-sim$
-EOF
-chmod 644 /etc/rtgroups
-chmod 755 /etc/rtgroups.d
+rtirqd_bench_rules
 
 run() {
 	label=$1

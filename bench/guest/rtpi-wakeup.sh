@@ -15,6 +15,10 @@
 #   preload       unmodified pthread program + LD_PRELOAD librtpi-preload.so
 #   glibc-pi      glibc condvar + PTHREAD_PRIO_INHERIT mutex
 #   glibc-normal  glibc condvar + default mutex (no PI at all)
+#   rtpi-base     the rtpi mode on the librtpi.so of an earlier commit, when
+#                 the image has one (make bench B=rtpi-wakeup RTPI_BASE=<ref>;
+#                 lib/rtpi install-base): the same binary, the old library
+#                 through LD_LIBRARY_PATH, so the two run side by side
 # Without PI, H (woken, blocked on the mutex) waits for the hog's burst.
 # Under TCG absolute latencies are emulator time: compare the ratios.
 . /rtlab/lib.sh
@@ -26,11 +30,15 @@ GAP=${RTPI_GAP_US:-1000}
 out=${RTLAB_OUT:-/tmp}
 kver=$(uname -r)
 modes="rtpi preload glibc-pi glibc-normal"
+BASE=/usr/local/lib/rtpi-base
+[ -e "$BASE/librtpi.so.1" ] && modes="rtpi-base rtpi preload glibc-pi glibc-normal"
 
 echo "# kernel $kver, accel ${RTLAB_ACCEL:-?}, $(grep -c ^processor /proc/cpuinfo) CPUs; $N wake-ups per mode, hog burst $HOG us, gap $GAP us"
 for m in $modes; do
 	if [ $m = preload ]; then
 		res=$(LD_PRELOAD=$PRE $W -m $m -n "$N" -H "$HOG" -g "$GAP" -o "$out/data-$m.txt" -j "$out/$m.json" 2>&1)
+	elif [ $m = rtpi-base ]; then
+		res=$(LD_LIBRARY_PATH=$BASE $W -m rtpi -n "$N" -H "$HOG" -g "$GAP" -o "$out/data-$m.txt" -j "$out/$m.json" 2>&1)
 	else
 		res=$($W -m $m -n "$N" -H "$HOG" -g "$GAP" -o "$out/data-$m.txt" -j "$out/$m.json" 2>&1)
 	fi
@@ -46,7 +54,7 @@ for m in $modes; do
 	sort -n "$out/data-$m.txt" | awk -v n="$N" '{ printf "%.3f %.6f\n", $1 / 1000, NR / n }' >"$out/cdf-$m.dat"
 done
 
-get() { sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$out/$1.json" 2>/dev/null; }
+get() { sed -n "s/.*\"$2\": *\([0-9.]*\).*/\1/p" "$out/$1.json" 2>/dev/null; }
 {
 	echo "| implementation | wake-ups | min us | median us | p99 us | max us | median / rtpi | p99 / rtpi |"
 	echo "|---|---|---|---|---|---|---|---|"
@@ -87,5 +95,12 @@ tap_check "rtpi: median wake-up below half the hog burst (L inherits H's priorit
 tap_check "preload: median wake-up below half the hog burst" pi_below preload
 tap_check "glibc-normal: median wake-up includes the hog burst (no PI)" \
 	awk -v x="$(get glibc-normal median_us)" -v h="$HOG" 'BEGIN { exit !(x >= h) }'
+if [ -f "$out/rtpi-base.json" ]; then
+	# the issue-16 goal: this library within 5% of the earlier one, same run
+	awk -v b="$(get rtpi-base median_us)" -v n="$(get rtpi median_us)" -v bp="$(get rtpi-base p99_us)" \
+	    -v np="$(get rtpi p99_us)" -v c="$(cat "$BASE/commit" 2>/dev/null)" 'BEGIN {
+		if (b > 0 && bp > 0) printf "# rtpi vs rtpi-base (librtpi.so of %s), same run: median %.3f, p99 %.3f (goal <= 1.05)\n", c, n / b, np / bp }'
+	tap_check "rtpi-base: median wake-up below half the hog burst" pi_below rtpi-base
+fi
 tap_tcg_caveat latencies
 tap_done

@@ -11,7 +11,10 @@ set logscale x
 set yrange [0:1.02]
 set key bottom right
 set grid
-plot 'cdf-rtpi.dat' using 1:2 with lines lw 2 title 'rtpi (native)', \
-     'cdf-preload.dat' using 1:2 with lines lw 2 title 'drop-in (LD_PRELOAD)', \
-     'cdf-glibc-pi.dat' using 1:2 with lines lw 2 title 'glibc condvar + PI mutex', \
-     'cdf-glibc-normal.dat' using 1:2 with lines lw 2 title 'glibc condvar + normal mutex'
+# the earlier library (mode rtpi-base) only when the image carried one
+base = system('test -f cdf-rtpi-base.dat && echo 1 || echo 0') + 0
+old = base ? "'cdf-rtpi-base.dat' using 1:2 with lines lw 2 dt 2 title 'rtpi, earlier librtpi.so', " : ""
+eval "plot ".old."'cdf-rtpi.dat' using 1:2 with lines lw 2 title 'rtpi (native)', ".\
+     "'cdf-preload.dat' using 1:2 with lines lw 2 title 'drop-in (LD_PRELOAD)', ".\
+     "'cdf-glibc-pi.dat' using 1:2 with lines lw 2 title 'glibc condvar + PI mutex', ".\
+     "'cdf-glibc-normal.dat' using 1:2 with lines lw 2 title 'glibc condvar + normal mutex'"

@@ -144,8 +144,12 @@ if [ -z "$tree" ]; then
 	if [ -f "$tarball" ]; then
 		mkdir -p "$tmp/src"
 		t0=$(date +%s)
+		# the subsystem, and the files of the recall list (recall/fixes.json)
+		recall_files=$(python3 -c 'import json,sys
+print("\n".join(sorted({"linux-source-6.12/" + f["file"] for f in json.load(open(sys.argv[1]))["fixes"]})))' "$cocci/recall/fixes.json")
 		if tar -xf "$tarball" -C "$tmp/src" --wildcards 'linux-source-6.12/Makefile' \
-			'linux-source-6.12/kernel/irq/*' 'linux-source-6.12/drivers/pinctrl/samsung/*' 2>"$tmp/tar.err"; then
+			'linux-source-6.12/kernel/irq/*' 'linux-source-6.12/drivers/pinctrl/samsung/*' \
+			$recall_files 2>"$tmp/tar.err"; then
 			tree=$tmp/src/linux-source-6.12
 			ok "extracted $subs from $tarball in $(( $(date +%s) - t0 )) s"
 		else
@@ -170,6 +174,11 @@ else
 	else
 		notok "$subs: kernel 6.12.y, files reached spatch, none timed out"
 	fi
+	# recall: each upstream fix of recall/fixes.json found or missed as recorded
+	python3 "$cocci/recall/recall.py" --tree "$tree" >"$tmp/recall.tap" 2>&1
+	rc=$?
+	grep -E '^(ok|not ok) |^#' "$tmp/recall.tap" | sed -E 's/^(ok|not ok) [0-9]+ - /\1 - recall: /' >>"$results"
+	[ $rc = 0 ] || notok "recall.py exits 0" "exit $rc: $(grep -v '^ok' "$tmp/recall.tap" | head -n 3)"
 fi
 
 finish

@@ -6,6 +6,9 @@
 #                                         on its own): variant BASE-uptoNNNN
 #   build-variant.sh --without NNNN BASE  the series with patch NNNN reverted
 #                                         (to show what it changes): BASE-noNNNN
+#   build-variant.sh --without NNNN,MMMM BASE  without several patches (a
+#                                         feature of several patches, for A/B):
+#                                         BASE-noNNNN-noMMMM
 # BASE (rt, rt-debug) names the config fragment.  The variant then runs as
 #   lab/rtlab run --kernel BASE-noNNNN tests/guest/00-smoke.sh
 # The patches are reversed in $BUILD/linux for the build only and put back
@@ -17,21 +20,23 @@ usage="usage: build-variant.sh --upto|--without NNNN BASE"
 mode=$1 num=$2 base=$3
 [ -f "$rtlab_top/kernel/configs/$base.config" ] || die "no config fragment kernel/configs/$base.config"
 [ -f "$rtlab_tree/.rtlab-stamp" ] || die "$rtlab_tree is not prepared (make tree)"
-cut=$(basename "$(series_patch "$num")")
-
 # the patches to reverse, last first
 reverse=()
 case "$mode" in
 --upto)
+	cut=$(basename "$(series_patch "$num")")
 	variant=$base-upto$num
 	for p in $(series); do
 		[[ "$p" > "$cut" ]] && reverse=("$rtlab_patches/$p" "${reverse[@]}")
 	done
 	what="series up to $num, ${#reverse[@]} later patches left out" ;;
 --without)
-	variant=$base-no$num
-	reverse=("$rtlab_patches/$cut")
-	what="series without $cut" ;;
+	variant=$base what="series without"
+	for n in $(tr ',' '\n' <<<"$num" | sort -u); do
+		p=$(series_patch "$n") || exit 1
+		reverse=("$p" "${reverse[@]}")
+		variant+=-no$n what+=" ${p##*/}"
+	done ;;
 *) die "$usage" ;;
 esac
 

@@ -13,14 +13,15 @@
 # build/run/<suite>/<machine>-<n>/result.tap and printed; the exit status is
 # 1 if anything failed.
 #
-# Environment: ACCEL=tcg|kvm (default tcg), BOOT_TIMEOUT (s, default 60),
+# Environment: ACCEL=tcg|kvm|icount (default: the header's accel=, else
+# tcg; lab/lib/machine.sh),
+# BOOT_TIMEOUT (s, default 60),
 # KERNEL (force a variant), VERBOSE=1 (console on stdout as well).
 set -uo pipefail
 . "$(dirname "$0")/../lib/machine.sh"
 build=$lab_build
 labcheck=$build/bin/labcheck
 suite=guest dir=tests verbose=${VERBOSE:-0} force_kernel=${KERNEL:-} envs=""
-accel=${ACCEL:-tcg}
 boot_timeout=${BOOT_TIMEOUT:-60}
 # seconds QEMU may run past the boot and the tests' time-outs before it is
 # killed (power-off, 9p sync)
@@ -48,6 +49,7 @@ for f in "$@"; do
 	[ -f "$f" ] || { echo "run: $f: no such test" >&2; exit 2; }
 	machine_parse "$f" "$dir" || exit 2
 	[ -z "$force_kernel" ] || M_kernel=$force_kernel
+	[ -z "${ACCEL:-}" ] || M_accel=$ACCEL	# forces, like KERNEL, over accel=
 	timeout_of[$f]=$M_timeout
 	k=$(machine_key)
 	[ -n "${group_tests[$k]+x}" ] || { order+=("$k"); group_machine[$k]=$(machine_export); }
@@ -72,7 +74,9 @@ boot() {
 	local run=$(IFS=,; echo "${names[*]}") tos=$(IFS=,; echo "${timeouts[*]}")
 	[ "$verbose" = 1 ] && console=tee
 	machine_qemu "$d" "$console" "rtlab.mode=test rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos$envs" || return 2
-	local limit=$((boot_timeout + total + SLACK_S)) t0 t1 rc
+	# the time-outs are guest time: under icount the guest's clock runs
+	# slower than the host's (machine_wall_limit)
+	local limit=$(($(machine_wall_limit $((boot_timeout + total))) + SLACK_S)) t0 t1 rc
 	t0=$(date +%s.%N)
 	timeout -k 5 "$limit" "${QEMU[@]}" </dev/null >"$d/qemu.log" 2>&1
 	rc=$?
@@ -112,7 +116,7 @@ for k in "${order[@]}"; do
 		names=()
 		for f in "${remaining[@]}"; do names+=("$(basename "$f")"); done
 		"$labcheck" guest --console "$d/console.log" --outdir "$d/out" \
-			--status "$d/status" --label "$M_kernel cpus=$M_cpus ${accel} wall=$(cat "$d/wall")s" \
+			--status "$d/status" --label "$M_kernel cpus=$M_cpus $M_accel wall=$(cat "$d/wall")s" \
 			"${names[@]}" >"$d/result.tap"
 		[ $? = 0 ] || overall=1
 		cat "$d/result.tap"

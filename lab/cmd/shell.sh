@@ -11,7 +11,7 @@
 # The machine: T=<guest test> takes that test's header (its kernel, CPUs,
 # NICs, TPM, devices, kernel parameters); KERNEL, CPUS, MEM, NICS, TPM=yes,
 # DEVICES, TIMEOUT (s, for -c) set one key each (lab/lib/machine.sh).
-# ACCEL=tcg|kvm, BOOT_TIMEOUT (s, default 60).
+# ACCEL=tcg|kvm|icount (lab/lib/machine.sh), BOOT_TIMEOUT (s, default 60).
 set -uo pipefail
 . "$(dirname "$0")/../lib/machine.sh"
 cmd=${CMD:-}
@@ -29,7 +29,7 @@ if [ -n "${T:-}" ]; then
 	[ -n "$t" ] || { echo "shell: T=$T: no such guest test" >&2; exit 2; }
 	machine_parse "$t" shell || exit 2
 fi
-for kv in kernel=KERNEL cpus=CPUS mem=MEM nics=NICS tpm=TPM devices=DEVICES timeout=TIMEOUT; do
+for kv in accel=ACCEL kernel=KERNEL cpus=CPUS mem=MEM nics=NICS tpm=TPM devices=DEVICES timeout=TIMEOUT; do
 	v=${kv#*=}
 	[ -z "${!v:-}" ] || machine_set "environment $v" "${kv%=*}" "${!v}" || exit 2
 done
@@ -40,7 +40,7 @@ rm -rf "$d"
 mkdir -p "$d/out"
 if [ -z "$cmd" ]; then
 	machine_qemu "$d" interactive "rtlab.mode=shell" || exit 2
-	echo "shell: $M_kernel kernel under ${ACCEL:-tcg}; files written to /rtlab/out appear in $d/out"
+	echo "shell: $M_kernel kernel under $M_accel; files written to /rtlab/out appear in $d/out"
 	"${QEMU[@]}"
 	rc=$?
 	machine_stop "$d"
@@ -51,7 +51,7 @@ fi
 # the output and exit status beside it.
 printf '%s\n' "$cmd" >"$d/out/cmd"
 machine_qemu "$d" file "rtlab.mode=cmd rtlab.timeouts=$M_timeout" || exit 2
-timeout -k 5 $(( ${BOOT_TIMEOUT:-60} + M_timeout + SLACK_S )) "${QEMU[@]}" </dev/null >"$d/qemu.log" 2>&1
+timeout -k 5 $(( $(machine_wall_limit $(( ${BOOT_TIMEOUT:-60} + M_timeout ))) + SLACK_S )) "${QEMU[@]}" </dev/null >"$d/qemu.log" 2>&1
 machine_stop "$d"
 cat "$d/out/cmd.out" 2>/dev/null
 if [ -f "$d/out/cmd.rc" ]; then

@@ -20,6 +20,10 @@
 #                  $RTLAB_QEMU_TRACE
 #   cmdline=P      one extra kernel command-line parameter (may repeat,
 #                  e.g. cmdline=isolcpus=1 cmdline=nohz_full=1)
+#   accel=A        tcg|kvm|icount (default ACCEL, else tcg): a benchmark
+#                  whose figures are instruction counts says accel=icount
+#                  and gets it under make bench; ACCEL, when set, still
+#                  forces every boot (lab/cmd/run.sh, as KERNEL does)
 # Tests whose machine keys are equal share a boot.
 
 shopt -s extglob	# the header checks use extended patterns
@@ -65,6 +69,7 @@ machine_reset() {	# machine_reset ROLE: the defaults
 	_default_kernel "$1"
 	M_cpus=2 M_mem=512 M_timeout=120
 	M_nics=none M_tpm=no M_devices=none M_qtrace=none M_cmdline=
+	M_accel=${ACCEL:-tcg}
 	[ "$1" != shell ] || M_mem=1024	# room for what one tries by hand
 }
 
@@ -95,6 +100,7 @@ machine_set() {
 		_machine_check "$f" "$k" "$v" '+([A-Za-z0-9_.,:=/-])' "takes one kernel parameter (A-Z a-z 0-9 _ . , : = / -)" || return 1
 		_machine_check "$f" "$k" "$v" '!(rtlab.*|console=*|panic=*|init=*|rdinit=*)' "may not override the harness's own parameters" || return 1
 		M_cmdline+=${M_cmdline:+ }$v ;;
+	accel) _machine_check "$f" "$k" "$v" '@(tcg|kvm|icount)' "takes tcg, kvm or icount" || return 1; M_accel=$v ;;
 	*) echo "$f: unknown header key '$k' (see lab/lib/machine.sh)" >&2; return 1 ;;
 	esac
 }
@@ -128,15 +134,16 @@ machine_key() {
 	[ "$M_devices" = none ] || k+=-$M_devices
 	[ "$M_qtrace" = none ] || k+=-qtrace
 	[ -z "$M_cmdline" ] || k+=-k$(cksum <<<"$M_cmdline" | cut -d' ' -f1)
+	[ "$M_accel" = tcg ] || k+=-$M_accel
 	k=${k//,/+}
 	echo "${k//\*/x}"
 }
 
 # machine_export / machine_import WORD: M_* packed into one word and back
 # (the runner keeps a list of machines in the order the tests name them)
-machine_export() { printf '%s|' "$M_kernel" "$M_cpus" "$M_mem" "$M_nics" "$M_tpm" "$M_devices" "$M_qtrace" "${M_cmdline// /;}"; }
+machine_export() { printf '%s|' "$M_kernel" "$M_cpus" "$M_mem" "$M_nics" "$M_tpm" "$M_devices" "$M_qtrace" "${M_cmdline// /;}" "$M_accel"; }
 machine_import() {
-	IFS='|' read -r M_kernel M_cpus M_mem M_nics M_tpm M_devices M_qtrace M_cmdline <<<"$1"
+	IFS='|' read -r M_kernel M_cpus M_mem M_nics M_tpm M_devices M_qtrace M_cmdline M_accel <<<"$1"
 	M_cmdline=${M_cmdline//;/ }
 }
 
@@ -159,19 +166,66 @@ swtpm_stop() {
 }
 
 # --- the QEMU command line -------------------------------------------------
+# ACCEL: tcg (default; multi-threaded TCG, guest time follows the host's
+# clock, so every figure moves with the host's load), kvm, or icount:
+# instruction-counted TCG for benchmarks.  Under icount QEMU runs all vCPUs
+# round-robin in one host thread and its virtual clock advances exactly
+# 2^ICOUNT_SHIFT ns per guest instruction (sleep=off: idle time is skipped,
+# not waited for; align=off: never slowed down to the host's clock), so
+# time measured in the guest is an instruction count, the same on a quiet
+# and a loaded host.
+# ICOUNT_SHIFT=0: one guest nanosecond is one instruction, so figures read
+# as instruction counts, and a 1 G instruction/s guest is within a small
+# factor of real hardware, so work relative to timer events (the 1 kHz
+# tick, hrtimer periods, RT group periods and throttling) stays realistic.
+# Its cost: the host executes ~90-200 M guest instructions per second, so
+# guest time ran 5x (host load 4) to 11x (load 8.6) slower than wall time
+# while the guest was busy (idle time costs nothing); the host-side limits
+# scale by ICOUNT_WALL_FACTOR (machine_wall_limit).  Larger shifts make the
+# guest clock faster but the CPU slower against its timers; figures of
+# different shifts do not compare.
+# The rest of what the guest could see differently between two boots is
+# pinned: the RTC (a fixed date, driven by the virtual clock), the guest's
+# random numbers (-seed: RDRAND and friends), address-space randomisation
+# (nokaslr norandmaps).  What stays host-timed: the 9p share's replies
+# (so the guest mounts it only after the tests: lab/image/init) and a
+# console that blocks (stdio, VERBOSE=1).
+# An interactive shell gets sleep=on: with sleep=off an idle guest races
+# through its timer events and keeps a host CPU busy while it waits for keys.
+readonly ICOUNT_SHIFT_DEFAULT=0
+readonly ICOUNT_WALL_FACTOR=25	# host s per guest s: 11 seen at a host load of 8.6, x2
+readonly ICOUNT_RTC_BASE=2026-01-01T00:00:00
+readonly ICOUNT_SEED=1
+
+# machine_wall_limit SECONDS: the host-side time-out for SECONDS of guest
+# time (the test headers' time-outs and BOOT_TIMEOUT are guest time) on the
+# machine M_* (its accel, by default ACCEL)
+machine_wall_limit() {
+	if [ "${M_accel:-${ACCEL:-tcg}}" = icount ]; then
+		echo $(($1 * ICOUNT_WALL_FACTOR))
+	else
+		echo "$1"
+	fi
+}
+
 # machine_qemu DIR CONSOLE APPEND: QEMU=(...) for the machine M_*, booting
 # M_kernel with the lab's kernel command line plus APPEND (the rtlab.*
 # words of the mode), DIR/out shared over 9p as the guest's /rtlab/out.
 # CONSOLE: "file" (DIR/console.log), "tee" (that and stdout) or
 # "interactive" (stdio with QEMU's Ctrl-a monitor, logged to DIR/console.log).
+# The log is written into DIR/out, so the guest reads its own console as it
+# grows at $RTLAB_CONSOLE (a test that checks what reached the console, e.g.
+# an ftrace dump); DIR/console.log is a symlink to it.
 # Starts swtpm when the machine has a TPM: call machine_stop DIR after QEMU.
 machine_qemu() {
-	local d=$1 console=$2 extra=$3 accel=${ACCEL:-tcg} i=0 nic dev
+	local d=$1 console=$2 extra=$3 accel=${M_accel:-${ACCEL:-tcg}} i=0 nic dev
 	local bz=$lab_build/out/$M_kernel/arch/x86/boot/bzImage
 	local initrd=$lab_build/initramfs/$M_kernel.cpio
 	[ -f "$bz" ] || { echo "lab: $bz missing (make kernel)" >&2; return 2; }
 	[ -f "$initrd" ] || { echo "lab: $initrd missing (make initramfs)" >&2; return 2; }
 	mkdir -p "$d/out"
+	local log=$d/out/console.log
+	ln -sfn out/console.log "$d/console.log"
 	# pci=noacpi: IRQ routing from the BIOS table; evaluating the i440fx
 	# _PRT method in AML takes tens of seconds under TCG and, on a loaded
 	# host, hits ACPI's loop time-out, leaving virtio without an IRQ.
@@ -179,19 +233,31 @@ machine_qemu() {
 	# reassigned from the whole address space: a 1 MB BAR (edu) landed on
 	# the local APIC at 0xfee00000.  memmap= reserves that megabyte.
 	local append="console=ttyS0,115200 panic=-1 softlockup_panic=0 pci=noacpi memmap=1M\$0xfee00000"
+	local shift=${ICOUNT_SHIFT:-$ICOUNT_SHIFT_DEFAULT} sleep=off
+	case "$accel" in
+	tcg|kvm) ;;
+	icount)
+		[[ "$shift" == [0-9]?([0-9]) ]] && [ "$shift" -le 10 ] ||
+			{ echo "lab: ICOUNT_SHIFT=$shift: takes 0 to 10" >&2; return 2; }
+		[ "$console" != interactive ] || sleep=on ;;
+	*) echo "lab: ACCEL=$accel: takes tcg, kvm or icount" >&2; return 2 ;;
+	esac
 	append+=" rtlab.kernel=$M_kernel rtlab.accel=$accel $extra"
 	[ "$accel" = kvm ] || append+=" tsc=reliable"
+	[ "$accel" != icount ] || append+=" nokaslr norandmaps rtlab.env.RTLAB_ICOUNT_SHIFT=$shift"
+	append+=" rtlab.env.RTLAB_CONSOLE=/rtlab/out/console.log"
 	[ "$M_qtrace" = none ] || append+=" rtlab.env.RTLAB_QEMU_TRACE=/rtlab/out/qemu-trace.log"
 	[ -z "$M_cmdline" ] || append+=" $M_cmdline"
 	QEMU=(qemu-system-x86_64 -machine pc -m "$M_mem" -smp "$M_cpus" -no-reboot
 		-display none -kernel "$bz" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
 		-nic none)
-	if [ "$accel" = kvm ]; then
-		QEMU+=(-accel kvm -cpu host)
-	else
-		QEMU+=(-accel tcg,thread=multi -cpu max)
-	fi
+	case "$accel" in
+	kvm) QEMU+=(-accel kvm -cpu host) ;;
+	tcg) QEMU+=(-accel tcg,thread=multi -cpu max) ;;
+	icount) QEMU+=(-accel tcg,thread=single -cpu max -icount "shift=$shift,sleep=$sleep,align=off"
+		-rtc "base=$ICOUNT_RTC_BASE,clock=vm" -seed "$ICOUNT_SEED") ;;
+	esac
 	if [ "$M_nics" != none ]; then
 		for nic in ${M_nics//,/ }; do
 			QEMU+=(-netdev "hubport,id=hp$i,hubid=0" -device "$nic,netdev=hp$i,mac=52:54:00:12:34:$((10 + i))")
@@ -213,9 +279,9 @@ machine_qemu() {
 		QEMU+=(-trace "events=$d/trace-events,file=$d/out/qemu-trace.log")
 	fi
 	case "$console" in
-	file) QEMU+=(-monitor none -serial "file:$d/console.log") ;;
-	tee) QEMU+=(-monitor none -chardev "stdio,id=con,logfile=$d/console.log,signal=off" -serial chardev:con) ;;
-	interactive) QEMU+=(-chardev "stdio,id=con,mux=on,logfile=$d/console.log,signal=off"
+	file) QEMU+=(-monitor none -serial "file:$log") ;;
+	tee) QEMU+=(-monitor none -chardev "stdio,id=con,logfile=$log,signal=off" -serial chardev:con) ;;
+	interactive) QEMU+=(-chardev "stdio,id=con,mux=on,logfile=$log,signal=off"
 		-serial chardev:con -mon chardev=con) ;;
 	*) echo "lab: unknown console '$console'" >&2; return 2 ;;
 	esac

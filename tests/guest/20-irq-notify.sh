@@ -3,7 +3,8 @@
 # Issue 3: user space follows irq threads as they come and go.
 #  - poll() on /proc/interrupts and on /sys/kernel/irq/generation wakes every
 #    poller (1 and 100, poll and epoll) for every request and free, and only then
-#  - /sys/kernel/irq/<irq>/threads matches the real threads
+#  - /sys/kernel/irq/<irq>/threads matches the real threads, with pids as
+#    the reader's pid namespace numbers them (none seen from a child one)
 #  - a priority set on the notification is never overwritten by the kernel
 #  - a real device: e1000e requests its MSI-X vectors on link up and frees
 #    them on link down; the generation moves and the thread lists follow
@@ -31,6 +32,7 @@ tap_check "pollers with open/read/poll/close churn meanwhile" $T churn -s proc -
 tap_check "a change during a read of /proc/interrupts is reported by the next poll" $T midread -s proc -c 20
 tap_check "/sys/kernel/irq/<irq>/threads matches the real threads (100 cycles)" $T threads -c 100
 tap_check "priority set on notification never overwritten (1000 cycles)" $T race -s sysfs -c 1000 -p 77
+tap_check "threads file seen from a child pid namespace lists no pid of the initial one" $T pidns
 tap_check "read and poll for root and nobody, no writes" $T perms
 
 # The real device: e1000e requests its vectors on "ip link set up".

@@ -14,6 +14,32 @@ tap_check() {
 	_d=$1; shift
 	if "$@"; then tap_ok "$_d"; else tap_fail "$_d"; fi
 }
+# tap_sub CMD ARGS...: run a C test program that asserts for itself and
+# prints TAP (include/rtlab/tap.h) and number its points on from this
+# script's; its "TAP version" and plan lines are dropped, its diagnostics
+# and other output pass through as "# ". A program that could not do its
+# job (exit 2 and above) or printed no point adds a failed point. Returns
+# the program's exit status.
+tap_sub() {
+	_ts_out=$(mktemp /tmp/tap_sub.XXXXXX)
+	"$@" >"$_ts_out" 2>&1
+	_ts_rc=$?
+	_ts_n0=$_tap_n
+	while IFS= read -r _ts_l; do
+		case $_ts_l in
+		"TAP version "*|1..*) ;;
+		"not ok "*) _ts_l=${_ts_l#not ok }; tap_fail "${_ts_l#* }" ;;
+		"ok "*) _ts_l=${_ts_l#ok }; tap_ok "${_ts_l#* }" ;;
+		"#"*) echo "$_ts_l" ;;
+		*) echo "# $_ts_l" ;;
+		esac
+	done <"$_ts_out"
+	rm -f "$_ts_out"
+	if [ "$_ts_rc" -ge 2 ] || [ "$_tap_n" = "$_ts_n0" ]; then
+		tap_fail "$(basename "$1") ran (exit $_ts_rc)"
+	fi
+	return "$_ts_rc"
+}
 # tap_done: print the plan if none was given, exit 1 if anything failed.
 tap_done() {
 	[ -n "${_tap_planned:-}" ] || echo "1..$_tap_n"
@@ -25,9 +51,12 @@ tap_done() {
 # under QEMU TCG means, as a diagnostic (nothing under KVM); WHAT names the
 # figures (default "figures").  Every benchmark prints it; make demo and
 # the bench report show it from there.
+# Under ACCEL=icount the figures are instruction counts instead.
 tap_tcg_caveat() {
-	[ "${RTLAB_ACCEL:-tcg}" = tcg ] || return 0
-	tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run."
+	case "${RTLAB_ACCEL:-tcg}" in
+	tcg) tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run." ;;
+	icount) tap_diag "icount: ${1:-figures} are guest time, 2^${RTLAB_ICOUNT_SHIFT:-?} ns per guest instruction: instruction counts, the same on a quiet or loaded host and comparable between kernels, not hardware times." ;;
+	esac
 }
 
 # --- helpers of the RT group tests (80-85) -------------------------------
@@ -93,3 +122,67 @@ rtg_group() {
 }
 # gone PID: PID has exited (no such process, or a zombie)
 gone() { [ ! -e "/proc/$1/stat" ] || [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+
+# --- helpers of the rtaudit tests (90-rtaudit-*) --------------------------
+# rta_line FILE SEVERITY SUBJECT: the finding's header line of rtaudit's
+# text output ("RANK SEVERITY SUBJECT: VALUE"), empty if absent
+rta_line() { grep -E "^ *[0-9]+ $2 +$3(:|\$)" "$1" | head -n 1; }
+# rta_cost FILE CLOCKSOURCE: ns per call that "rtaudit clock --switch" measured
+rta_cost() { sed -n "s/^ *[0-9]* [a-z]* *clocksource $2: \([0-9.]*\) ns\/call.*/\1/p" "$1"; }
+# rta_slow_clock NAME: the boot forced clock source NAME (slower than the
+# TSC): rtaudit system must say so, and rtaudit clock --switch must
+# measure NAME slower than the TSC in the same run and restore NAME.
+rta_slow_clock() {
+	cs=/sys/devices/system/clocksource/clocksource0
+	cur=$(cat $cs/current_clocksource)
+	tap_diag "available: $(cat $cs/available_clocksource), current: $cur"
+	tap_check "the boot's clocksource=$1 took effect (current: $cur)" [ "$cur" = "$1" ]
+	rtaudit system >/tmp/rta-sys.txt
+	rc=$?
+	cp /tmp/rta-sys.txt "$RTLAB_OUT/system.txt" 2>/dev/null
+	l=$(rta_line /tmp/rta-sys.txt problem clocksource)
+	tap_check "rtaudit system: clock source $1 is a problem ($l)" [ "${l##*: }" = "$1" ]
+	l=$(rta_line /tmp/rta-sys.txt warning cmdline.clocksource)
+	tap_check "rtaudit system: clocksource=$1 on the command line is a warning ($l)" [ "${l##*: }" = "$1" ]
+	tap_check "rtaudit system: exit status 2 (problems), got $rc" [ "$rc" = 2 ]
+	rtaudit clock --switch --rounds 500 --trace-ms 100 >/tmp/rta-clock.txt
+	rc=$?
+	cp /tmp/rta-clock.txt "$RTLAB_OUT/clock.txt" 2>/dev/null
+	grep -E 'clocksource|^  method' /tmp/rta-clock.txt | sed 's/^/# /'
+	tsc=$(rta_cost /tmp/rta-clock.txt tsc)
+	slow=$(rta_cost /tmp/rta-clock.txt "$1")
+	ratio=$(awk -v a="$slow" -v b="$tsc" 'BEGIN { if (a > 0 && b > 0) printf "%.1f", a / b }')
+	tap_diag "TCG emulator time: tsc $tsc ns/call, $1 $slow ns/call in one run; only the ratio means something"
+	tap_check "rtaudit clock: $1 measured slower than tsc in one run (ratio $ratio)" \
+		awk -v r="$ratio" 'BEGIN { exit !(r != "" && r > 1) }'
+	l=$(rta_line /tmp/rta-clock.txt problem "clocksource $1")
+	tap_check "rtaudit clock: the current clock source $1 ranked a problem ($l)" [ -n "$l" ]
+	now=$(cat $cs/current_clocksource)
+	tap_check "rtaudit clock --switch restored $1 (now $now), exit $rc" [ "$now" = "$1" ]
+}
+
+# --- helpers of the SCHED_DEADLINE tests (93-95) --------------------------
+# tap_points NAME FILE: a helper program's TAP output in FILE taken over as
+# this test's points ("NAME: ..."), its other lines as diagnostics; sets
+# tap_npoints to how many points it had (a loop fed by a here-document
+# runs in this shell, so the counts hold)
+tap_points() {
+	grep -v -E '^(not )?ok |^TAP|^1\.\.' "$2" | sed "s/^# *//; s/^/# $1: /"
+	tap_npoints=0
+	while read -r _v _l; do
+		[ -n "$_v" ] || continue
+		tap_npoints=$((tap_npoints + 1))
+		if [ "$_v" = ok ]; then tap_ok "$1: ${_l#* }"; else tap_fail "$1: ${_l#* }"; fi
+	done <<-EOT
+	$(grep -E '^(not )?ok ' "$2" | sed 's/^not ok/not/')
+	EOT
+}
+
+# rtirqd's rules for the benchmarks: irq threads FIFO 50, the simulator's
+# "rtirqd-sim" action FIFO 77 (bench/guest/rtirqd-latency.sh, rtirqd-breakdown.sh)
+rtirqd_bench_rules() {
+	mkdir -p /etc/rtgroups.d
+	printf '%s\n' 'irqthreads:f:50:*:^\[irq/[0-9]+-' '#@irq sim:f:77:*:action=^rtirqd-sim$' >/etc/rtgroups
+	chmod 644 /etc/rtgroups
+	chmod 755 /etc/rtgroups.d
+}

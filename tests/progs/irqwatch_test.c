@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtlab/json.h"
 #include "rtlab/die.h"
 #include "rtlab/tap.h"
 #include "rtlab/time.h"
@@ -472,6 +473,71 @@ static int cmd_threads(void)
 	return bad ? 1 : 0;
 }
 
+/* ---- pidns: the threads file numbers pids as the reader's namespace does ---- */
+
+/* In a new pid namespace: the number of threads listed for @irq (or 100). */
+static int threads_in_child_ns(unsigned int irq)
+{
+	pid_t child = fork(), inner;
+	int status;
+
+	if (child < 0)
+		die("fork: %s", strerror(errno));
+	if (child == 0) {
+		struct thread_line tl[4];
+
+		if (unshare(CLONE_NEWPID))
+			_exit(100);
+		inner = fork();	/* the first child is pid 1 of the namespace */
+		if (inner < 0)
+			_exit(100);
+		if (inner == 0) {
+			int n = read_threads(irq, tl, 4);
+
+			if (n > 0)
+				diag("child pid namespace: irq %u lists pid %d", irq, tl[0].pid);
+			_exit(n < 0 ? 100 : n);
+		}
+		if (waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
+			_exit(100);
+		_exit(WEXITSTATUS(status));
+	}
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return 100;
+	return WEXITSTATUS(status);
+}
+
+static int cmd_pidns(void)
+{
+	struct slot_status st;
+	struct thread_line tl[4];
+	char comm[64], prefix[32];
+	int n, inner, bad = 0;
+
+	sim("free 2");
+	if (sim("request 2 rtlab-pidns") || !sim_status(2, &st))
+		die("cannot request slot 2");
+	n = read_threads(st.irq, tl, 4);
+	snprintf(prefix, sizeof(prefix), "irq/%u-", st.irq);
+	if (n != 1 || !read_comm(tl[0].pid, comm, sizeof(comm)) ||
+	    strncmp(comm, prefix, strlen(prefix))) {
+		diag("initial namespace: irq %u lists %d threads, first not an irq/%u- thread",
+		     st.irq, n, st.irq);
+		bad++;
+	}
+	inner = threads_in_child_ns(st.irq);
+	if (inner == 100)
+		die("could not read the threads file from a child pid namespace (CONFIG_PID_NS?)");
+	if (inner) {
+		diag("child pid namespace: %d threads listed, none of which has a pid there", inner);
+		bad++;
+	}
+	sim("free 2");
+	diag("irq %u: initial namespace lists %d thread(s), a child pid namespace %d", st.irq, n,
+	     inner);
+	return bad ? 1 : 0;
+}
+
 /* ---- race: a priority set on notification is never overwritten ---- */
 
 static atomic_int race_pid;	/* thread the setter found, -1 on failure */
@@ -685,15 +751,18 @@ static int cmd_latency(void)
 		     source_path, n, med / 1e3, p99 / 1e3, max / 1e3, lat[0] / 1e3,
 		     dur[n / 2] / 1e3);
 		if (json_out) {
-			FILE *f = fopen(json_out, "w");
+			cJSON *j = cJSON_CreateObject();
 
-			if (!f)
+			cJSON_AddStringToObject(j, "source", source_path);
+			cJSON_AddNumberToObject(j, "samples", n);
+			cJSON_AddNumberToObject(j, "median_us", rtlab_json_round(med / 1e3, 1));
+			cJSON_AddNumberToObject(j, "p99_us", rtlab_json_round(p99 / 1e3, 1));
+			cJSON_AddNumberToObject(j, "max_us", rtlab_json_round(max / 1e3, 1));
+			cJSON_AddNumberToObject(j, "min_us", rtlab_json_round(lat[0] / 1e3, 1));
+			cJSON_AddNumberToObject(j, "request_irq_median_us",
+						rtlab_json_round(dur[n / 2] / 1e3, 1));
+			if (rtlab_json_write(json_out, j))
 				die("%s: %s", json_out, strerror(errno));
-			fprintf(f, "{\"source\":\"%s\",\"samples\":%d,\"median_us\":%.1f,"
-				"\"p99_us\":%.1f,\"max_us\":%.1f,\"min_us\":%.1f,"
-				"\"request_irq_median_us\":%.1f}\n", source_path, n,
-				med / 1e3, p99 / 1e3, max / 1e3, lat[0] / 1e3, dur[n / 2] / 1e3);
-			fclose(f);
 		}
 	}
 	free(lat);
@@ -784,6 +853,7 @@ static void usage(FILE *f)
 		"  race      a priority set on notification is never overwritten\n"
 		"  latency   request_irq() returning -> poller awake, median/p99/max\n"
 		"  perms     anyone reads and polls, nobody writes\n"
+		"  pidns     the threads file lists pids of the reader's pid namespace\n"
 		"options: -s proc|sysfs (source, default proc)  -e (epoll, default poll)\n"
 		"         -n POLLERS  -c CYCLES  -p PRIO  -j JSONFILE\n");
 }
@@ -849,6 +919,8 @@ int main(int argc, char **argv)
 		return cmd_latency();
 	if (!strcmp(cmd, "perms"))
 		return cmd_perms();
+	if (!strcmp(cmd, "pidns"))
+		return cmd_pidns();
 	usage(stderr);
 	return 2;
 }

@@ -97,6 +97,14 @@ static int save_system(const char *tracefs, const char *sys, const char *dir)
 	return ret;
 }
 
+static bool listed(char **list, const char *name)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, name))
+			return true;
+	return false;
+}
+
 static int save_all(const char *tracefs, const char *kallsyms,
 		    const char *dir)
 {
@@ -119,6 +127,13 @@ static int save_all(const char *tracefs, const char *kallsyms,
 		ret = -1;
 	for (i = 0; !ret && systems[i]; i++)
 		ret = save_system(tracefs, systems[i], dir);
+	/*
+	 * libtracefs lists only the systems that have an "enable" file; the
+	 * kernel's ftrace system (print, function, funcgraph_*, ...) has
+	 * none, yet the dump's trace_printk and function records need it.
+	 */
+	if (!ret && !listed(systems, "ftrace"))
+		ret = save_system(tracefs, "ftrace", dir);
 	tracefs_list_free(systems);
 	pathf(from, sizeof(from), "%s/printk_formats", tracefs);
 	pathf(to, sizeof(to), "%s/printk_formats", dir);

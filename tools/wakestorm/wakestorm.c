@@ -23,23 +23,8 @@
 #include "opts.h"
 #include "report.h"
 #include "stats.h"
+#include "rtlab/dl.h"
 #include "rtlab/time.h"
-
-/* struct sched_attr, SCHED_ATTR_SIZE_VER0 layout (include/uapi/linux/sched/types.h) */
-struct ws_sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-};
-
-#ifndef SCHED_DEADLINE
-#define SCHED_DEADLINE 6
-#endif
 
 struct worker {
 	pthread_t thread;
@@ -65,7 +50,7 @@ static atomic_uint done;
 /* Give the calling thread the requested policy; returns 0 or an errno. */
 static int set_policy(void)
 {
-	struct ws_sched_attr a;
+	struct rtlab_sched_attr a;
 	struct sched_param sp;
 
 	switch (opts->policy) {

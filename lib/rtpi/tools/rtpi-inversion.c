@@ -22,6 +22,7 @@
  * "inverted" if M started spinning before H completed.
  */
 #include "../tools/common.h"
+#include "rtlab/json.h"
 
 static struct sync S;
 static int h_go, h_waiting, d_go, d_waiting, d_wakeups;	/* under S */
@@ -305,16 +306,20 @@ int main(int argc, char **argv)
 	       scen, impl_names[impl], rounds, completed,
 	       starved, inverted, timeout_ms, med, max, g_cpu);
 	if (json) {
-		FILE *f = fopen(json, "w");
+		cJSON *j = cJSON_CreateObject();
 
-		if (!f)
+		cJSON_AddStringToObject(j, "scenario", scen);
+		cJSON_AddStringToObject(j, "mode", impl_names[impl]);
+		cJSON_AddNumberToObject(j, "rounds", rounds);
+		cJSON_AddNumberToObject(j, "completed", completed);
+		cJSON_AddNumberToObject(j, "starved", starved);
+		cJSON_AddNumberToObject(j, "inverted", inverted);
+		cJSON_AddNumberToObject(j, "timeout_ms", (double)timeout_ms);
+		cJSON_AddNumberToObject(j, "wake_us_median", rtlab_json_round(med, 1));
+		cJSON_AddNumberToObject(j, "wake_us_max", rtlab_json_round(max, 1));
+		cJSON_AddNumberToObject(j, "cpu", g_cpu);
+		if (rtlab_json_write(json, j))
 			die("%s: %s", json, strerror(errno));
-		fprintf(f, "{\"scenario\": \"%s\", \"mode\": \"%s\", \"rounds\": %d, "
-			"\"completed\": %d, \"starved\": %d, \"inverted\": %d, \"timeout_ms\": %ld, "
-			"\"wake_us_median\": %.1f, \"wake_us_max\": %.1f, \"cpu\": %d}\n",
-			scen, impl_names[impl], rounds,
-			completed, starved, inverted, timeout_ms, med, max, g_cpu);
-		fclose(f);
 	}
 	return starved || inverted ? 1 : 0;
 }

@@ -11,6 +11,7 @@
  * the hog's burst.
  */
 #include "../tools/common.h"
+#include "rtlab/json.h"
 #include <math.h>
 
 static struct sync S;
@@ -189,16 +190,20 @@ int main(int argc, char **argv)
 	       "max_us=%.1f mean_us=%.1f cpu=%d\n", impl_names[impl], iters, hog_us, gap_us,
 	       us_min, us_med, us_p99, us_max, mean / 1e3, g_cpu);
 	if (json) {
-		FILE *f = fopen(json, "w");
+		cJSON *j = cJSON_CreateObject();
 
-		if (!f)
+		cJSON_AddStringToObject(j, "mode", impl_names[impl]);
+		cJSON_AddNumberToObject(j, "n", (double)iters);
+		cJSON_AddNumberToObject(j, "hog_us", (double)hog_us);
+		cJSON_AddNumberToObject(j, "gap_us", (double)gap_us);
+		cJSON_AddNumberToObject(j, "min_us", rtlab_json_round(us_min, 1));
+		cJSON_AddNumberToObject(j, "median_us", rtlab_json_round(us_med, 1));
+		cJSON_AddNumberToObject(j, "p99_us", rtlab_json_round(us_p99, 1));
+		cJSON_AddNumberToObject(j, "max_us", rtlab_json_round(us_max, 1));
+		cJSON_AddNumberToObject(j, "mean_us", rtlab_json_round(mean / 1e3, 1));
+		cJSON_AddNumberToObject(j, "cpu", g_cpu);
+		if (rtlab_json_write(json, j))
 			die("%s: %s", json, strerror(errno));
-		fprintf(f, "{\"mode\": \"%s\", \"n\": %ld, \"hog_us\": %ld, \"gap_us\": %ld, "
-			"\"min_us\": %.1f, \"median_us\": %.1f, \"p99_us\": %.1f, "
-			"\"max_us\": %.1f, \"mean_us\": %.1f, \"cpu\": %d}\n",
-			impl_names[impl], iters, hog_us, gap_us, us_min, us_med, us_p99,
-			us_max, mean / 1e3, g_cpu);
-		fclose(f);
 	}
 	return 0;
 }

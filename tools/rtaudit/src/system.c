@@ -565,21 +565,45 @@ static void cmdline_clock(struct sys *s, const char *cl)
 		    "mitigations= sets the mitigation level", NULL, ev);
 }
 
+/*
+ * Is the running kernel PREEMPT_RT?  The RT patch set (and kernels built
+ * from it) has /sys/kernel/realtime = 1; mainline PREEMPT_RT (6.12 on) has
+ * no such file, but its version string names the preemption model
+ * ("#1 SMP PREEMPT_RT ...", /proc/sys/kernel/version).  Either one is
+ * enough.  Returns -1 on a read error, else 0 with *rt set.
+ */
+static int detect_rt(struct sys *s, bool *rt)
+{
+	long v;
+	bool has;
+	char *ver;
+	int rc;
+
+	if (read_long(s, "/sys/kernel/realtime", &v, &has))
+		return -1;
+	*rt = has && v == 1;
+	if (*rt)
+		return 0;
+	rc = rd(s, "/proc/sys/kernel/version", &ver, SMALL_FILE);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	*rt = strstr(ver, "PREEMPT_RT") != NULL;
+	free(ver);
+	return 0;
+}
+
 static int check_cmdline(struct sys *s)
 {
 	static const char rel[] = "/proc/cmdline";
 	char *cl, buf[64];
-	long rt;
-	bool has_rt;
 	int rc = rd(s, rel, &cl, SMALL_FILE);
 
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	if (read_long(s, "/sys/kernel/realtime", &rt, &has_rt)) {
+	if (detect_rt(s, &s->rt_kernel)) {
 		free(cl);
 		return -1;
 	}
-	s->rt_kernel = has_rt && rt == 1;
 	cmdline_cpus(s, cl);
 	cmdline_clock(s, cl);
 	if (param(cl, "threadirqs", buf, sizeof(buf)) && s->rt_kernel)
@@ -588,7 +612,8 @@ static int check_cmdline(struct sys *s)
 	else if (!param(cl, "threadirqs", buf, sizeof(buf)) && !s->rt_kernel)
 		add(s, SEV_WARNING, 50, "cmdline.threadirqs", "absent",
 		    "not a PREEMPT_RT kernel and no threadirqs: interrupt handlers run in hard irq context and cannot be prioritized",
-		    "boot a PREEMPT_RT kernel, or add threadirqs", "/proc/cmdline, /sys/kernel/realtime");
+		    "boot a PREEMPT_RT kernel, or add threadirqs",
+		    "/proc/cmdline, /sys/kernel/realtime, /proc/sys/kernel/version");
 	free(cl);
 	return 0;
 }

@@ -127,6 +127,21 @@ else
 	fail "baseline save: $(sed -n 2p "$work/saved.txt")"
 fi
 
+# Mainline PREEMPT_RT (6.12 on) has no /sys/kernel/realtime: the version
+# string says PREEMPT_RT, and threadirqs is then not asked for (the lab's
+# guest showed the false warning)
+for v in "#1 SMP PREEMPT_RT Sat Oct 21 09:00:00 UTC 2017" "#1 SMP PREEMPT_DYNAMIC Sat Oct 21 09:00:00 UTC 2017"; do
+	cp -r $good $work/m && rm $work/m/sys/kernel/realtime
+	put $work/m /proc/sys/kernel/version "$v"
+	$RTAUDIT --rules "$RULES" system --root $work/m --rtirqd /nonexistent/rtirqd \
+		--baseline $FIX/lab-rt.config >"$work/m.txt"
+	case "$v:$(grep -c 'cmdline.threadirqs: absent' "$work/m.txt")" in
+	*PREEMPT_RT*:0 | *PREEMPT_DYNAMIC*:1) pass "system: RT detected from the version string ($v)" ;;
+	*) fail "system: $v: $(grep 'cmdline.threadirqs' "$work/m.txt")" ;;
+	esac
+	rm -rf $work/m
+done
+
 # bad input: an unreadable /sys file, garbage in /proc/sys
 cp -r $good $work/u
 rm $work/u$cs/current_clocksource

@@ -11,6 +11,12 @@
  * filter.utils.muxer (2.0) would order one with snapshots by its end time,
  * ahead of other CPUs' earlier events; a reader of the CTF output gets the
  * time range back from the packet boundaries (previous end, next end).
+ *
+ * A CTF 1.8 reader gets a loss as the difference of two packets' counters,
+ * so a loss before a stream's first event would have no count: the
+ * iterator writes an empty packet first.  A loss of unknown size (the
+ * page says "missed" without a count) is reported as its lower bound, one
+ * event: CTF 1.8 has no "unknown" count.
  */
 #define _GNU_SOURCE
 #include "tdsrc.h"
@@ -20,6 +26,8 @@
 
 /* Events per packet: bounds what a reader must scan to seek. */
 #define EVENTS_PER_PACKET 4096
+/* Count given to a loss libtracecmd reports without a size. */
+#define UNKNOWN_LOSS_COUNT 1
 
 enum td_state { ST_BEGIN, ST_RUN, ST_DONE };
 
@@ -34,6 +42,7 @@ struct td_iter {
 	uint64_t last_ts;	/* timestamp of the last emitted event */
 	bool have_last;
 	bool close_now;		/* end the packet before the next message */
+	bool had_packet;	/* a packet was begun in this stream */
 	uint64_t pkt_events;
 };
 
@@ -89,8 +98,9 @@ static void read_next(struct td_iter *it)
 
 static bt_message *end_packet(struct td_iter *it, bt_self_message_iterator *self)
 {
+	/* an empty packet (before a first loss) ends where it begins */
 	bt_message *m = bt_message_packet_end_create_with_default_clock_snapshot(
-		self, it->pkt, it->last_ts);
+		self, it->pkt, it->pkt_events ? it->last_ts : it->ts);
 
 	bt_packet_put_ref(it->pkt);
 	it->pkt = NULL;
@@ -115,6 +125,7 @@ static bt_message *begin_packet(struct td_iter *it,
 		it->p->buf->name))
 		return NULL;
 	it->pkt_events = 0;
+	it->had_packet = true;
 	return bt_message_packet_beginning_create_with_default_clock_snapshot(
 		self, it->pkt, it->ts);
 }
@@ -124,8 +135,9 @@ static bt_message *discarded(struct td_iter *it, bt_self_message_iterator *self)
 	bt_message *m = bt_message_discarded_events_create(self, it->stream);
 
 	/* libtracecmd gives -1 when the page says "missed" without a count */
-	if (m && it->lost > 0)
-		bt_message_discarded_events_set_count(m, (uint64_t)it->lost);
+	if (m)
+		bt_message_discarded_events_set_count(m, it->lost > 0 ?
+			(uint64_t)it->lost : UNKNOWN_LOSS_COUNT);
 	it->lost = 0;
 	return m;
 }
@@ -195,6 +207,8 @@ static bt_message *step(struct td_iter *it, bt_self_message_iterator *self,
 		return bt_message_stream_end_create(self, it->stream);
 	}
 	if (it->lost) {
+		if (!it->had_packet)
+			return begin_packet(it, self);
 		if (it->pkt)
 			return end_packet(it, self);
 		return discarded(it, self);

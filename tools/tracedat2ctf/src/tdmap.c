@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "tdsrc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <trace-cmd/trace-cmd.h>
@@ -19,6 +20,10 @@
 #define LOC_LEN(v) ((v) >> 16)
 #define BITS_PER_BYTE 8
 #define MAX_EVENT_ID 0xffff
+/* Suffix of the member that carries a code address's symbol. */
+#define SYM_SUFFIX "_sym"
+#define MAX_MEMBER_NAME 128
+#define MAX_SYM_TEXT 512
 
 /* Size in bytes of the element type named in a format "type" string. */
 static int type_elem_size(const char *type, int long_size)
@@ -89,10 +94,53 @@ static void classify(const struct tep_format_field *f, int long_size,
 	out->kind = out->is_signed ? TD_SINT : TD_UINT;
 }
 
-static bool is_hex(const struct tep_format_field *f)
+static bool is_hex(const struct td_field *tf)
 {
-	return (f->flags & TEP_FIELD_IS_POINTER) || strchr(f->type, '*') ||
-	       strstr(f->type, "cpumask");
+	const struct tep_format_field *f = tf->f;
+
+	return tf->sym || (f->flags & TEP_FIELD_IS_POINTER) ||
+	       strchr(f->type, '*') || strstr(f->type, "cpumask");
+}
+
+/* The field an argument of the print fmt reads, through type casts. */
+static const struct tep_format_field *arg_field(const struct tep_print_arg *a)
+{
+	while (a && a->type == TEP_PRINT_TYPE)
+		a = a->typecast.item;
+	return a && a->type == TEP_PRINT_FIELD ? a->field.field : NULL;
+}
+
+/*
+ * Finds the conversion the print fmt of ev uses for field f, as
+ * libtraceevent does when trace-cmd report -R prints a field: the first
+ * directive whose argument is the field.  Returns the letter after %p of
+ * a symbol conversion (s S f F), else 0.  Each directive but %% takes one
+ * argument, and a '*' width or precision one more.
+ */
+static char sym_conversion(const struct tep_event *ev,
+			   const struct tep_format_field *f)
+{
+	const char *p = ev->print_fmt.format;
+	const struct tep_print_arg *a = ev->print_fmt.args;
+
+	if (!p || (ev->flags & TEP_EVENT_FL_FAILED))
+		return 0;
+	for (; *p && a; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == '%')
+			continue;
+		for (; *p && !strchr("diouxXcspfFeEgGaAn", *p); p++)
+			if (*p == '*' && !(a = a->next))
+				return 0;
+		if (!*p)
+			return 0;
+		if (arg_field(a) == f)
+			return *p == 'p' && p[1] && strchr("sSfF", p[1]) ?
+			       p[1] : 0;
+		a = a->next;
+	}
+	return 0;
 }
 
 static bt_field_class *int_class(bt_trace_class *tc, bool sign, int bytes,
@@ -114,7 +162,7 @@ static bt_field_class *int_class(bt_trace_class *tc, bool sign, int bytes,
 static bt_field_class *field_class(bt_trace_class *tc,
 				   const struct td_field *tf)
 {
-	bool hex = is_hex(tf->f);
+	bool hex = is_hex(tf);
 	bt_field_class *elem, *fc = NULL;
 
 	switch (tf->kind) {
@@ -154,6 +202,26 @@ static const char *member_name(struct td_source *src,
 	return n ? n : f->name;
 }
 
+/* Appends the string member "<name>_sym" for a code address field. */
+static int append_sym_member(struct td_source *src, const struct tep_event *ev,
+			     const struct tep_format_field *f,
+			     bt_field_class *st)
+{
+	char name[MAX_MEMBER_NAME];
+	bt_field_class *fc;
+	int ret;
+
+	if (snprintf(name, sizeof(name), "%s%s", member_name(src, ev, f),
+		     SYM_SUFFIX) >= (int)sizeof(name))
+		return -1;
+	fc = bt_field_class_string_create(src->tc);
+	if (!fc)
+		return -1;
+	ret = bt_field_class_structure_append_member(st, name, fc) ? -1 : 0;
+	bt_field_class_put_ref(fc);
+	return ret;
+}
+
 /* Appends members for fields[0..n) to the structure class st. */
 static int append_members(struct td_source *src, const struct tep_event *ev,
 			  struct tep_format_field *list, bool skip_type,
@@ -177,9 +245,13 @@ static int append_members(struct td_source *src, const struct tep_event *ev,
 		if (skip_type && !strcmp(f->name, "common_type"))
 			continue;
 		classify(f, long_size, &tf[n]);
+		if (tf[n].kind == TD_UINT || tf[n].kind == TD_SINT)
+			tf[n].sym = sym_conversion(ev, f);
+		tf[n].member = bt_field_class_structure_get_member_count(st);
 		fc = field_class(src->tc, &tf[n]);
 		if (!fc || bt_field_class_structure_append_member(st,
-				member_name(src, ev, f), fc)) {
+				member_name(src, ev, f), fc) ||
+		    (tf[n].sym && append_sym_member(src, ev, f, st))) {
 			bt_field_class_put_ref(fc);
 			free(tf);
 			return -1;
@@ -340,6 +412,27 @@ static int dyn_bytes(struct td_source *src, const struct tep_record *rec,
 	return (uint64_t)*off + *len > (uint64_t)rec->size ? -1 : 0;
 }
 
+/*
+ * The text trace-cmd report prints for code address addr under
+ * conversion %p<conv>: the symbol, "+0x<offset>" after it for %pS/%pF, or
+ * the address in hex when the file's kallsyms do not cover it.
+ */
+static int set_symbol(struct td_source *src, bt_field *f, char conv,
+		      unsigned long long addr)
+{
+	const char *name = tep_find_function(src->tep, addr);
+	char text[MAX_SYM_TEXT];
+
+	if (!name)
+		snprintf(text, sizeof(text), "0x%llx", addr);
+	else if (conv == 'S' || conv == 'F')
+		snprintf(text, sizeof(text), "%s+0x%llx", name,
+			 addr - tep_find_function_address(src->tep, addr));
+	else
+		snprintf(text, sizeof(text), "%s", name);
+	return bt_field_string_set_value(f, text) ? -1 : 0;
+}
+
 static int fill_one(struct td_source *src, const struct td_field *tf,
 		    const struct tep_record *rec, bt_field *f)
 {
@@ -384,11 +477,21 @@ int td_fill_fields(struct td_source *src, const struct td_field *fields,
 		   size_t n, size_t first_member, const struct tep_record *rec,
 		   bt_field *st)
 {
-	for (size_t i = 0; i < n; i++)
-		if (fill_one(src, &fields[i], rec,
-			     bt_field_structure_borrow_member_field_by_index(st,
-				first_member + i)))
+	for (size_t i = 0; i < n; i++) {
+		const struct td_field *tf = &fields[i];
+		size_t m = first_member + tf->member;
+
+		if (fill_one(src, tf, rec,
+			     bt_field_structure_borrow_member_field_by_index(st, m)))
 			return -1;
+		if (tf->sym &&
+		    set_symbol(src,
+			       bt_field_structure_borrow_member_field_by_index(st, m + 1),
+			       tf->sym, tep_read_number(src->tep,
+				(const uint8_t *)rec->data + tf->f->offset,
+				tf->elem_size)))
+			return -1;
+	}
 	return 0;
 }
 
@@ -402,5 +505,5 @@ int td_fill_common(struct td_source *src, const struct tep_record *rec,
 		    bt_field_structure_borrow_member_field_by_index(ctx, 0),
 		    comm ? comm : "<...>"))
 		return -1;
-	return td_fill_fields(src, src->common, src->ncommon, 1, rec, ctx);
+	return td_fill_fields(src, src->common, src->ncommon, 0, rec, ctx);
 }

@@ -47,6 +47,14 @@ struct td_field {
 	enum td_kind kind;
 	bool is_signed;		/* element signedness (integers, arrays) */
 	int elem_size;		/* bytes per integer element */
+	size_t member;		/* index of its member in the structure */
+	/*
+	 * The print fmt's conversion of a code address (%ps 's', %pS 'S',
+	 * %pf 'f', %pF 'F'), 0 if none: such a field also gets a string
+	 * member "<name>_sym" right after it, the symbol trace-cmd report
+	 * prints, looked up in the file's kallsyms.
+	 */
+	char sym;
 };
 
 struct td_evclass {

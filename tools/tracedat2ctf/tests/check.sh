@@ -21,13 +21,15 @@ not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; sed 's/^/#
 check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
 bt2() { LD_PRELOAD="$ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0 babeltrace2 "$@"; }
 
-fixtures=$(ls $FIX/*.dat)
+# synthetic files (make fixtures) and real recordings from the guest
+# (tests/fixtures/guest/README)
+fixtures=$(ls $FIX/*.dat $FIX/guest/*.dat)
 nfix=$(echo "$fixtures" | wc -l)
 # files the fuzzer found crashing libtracecmd or leaking in libtraceevent
 regress=$(ls tests/regress/*.dat)
 nreg=$(echo "$regress" | wc -l)
 echo "TAP version 13"
-echo "1..$((nfix * 2 + 3 + 1 + 7 + nreg + 5 + 1))"
+echo "1..$((nfix * 2 + 3 + 2 + 7 + nreg + 5 + 1))"
 
 # 1. every fixture: tracedat2ctf IN OUT, then babeltrace2 OUT vs report
 for f in $fixtures; do
@@ -79,6 +81,17 @@ if $B/cmpreport "$T/report" "$T/bt" "$T/bterr" >"$T/why"; then
 	not_ok "cmpreport rejects a changed field value"
 else
 	ok "cmpreport rejects a changed field value"
+fi
+# ... and a wrong symbol of a code address (real recording, %ps fields)
+rm -rf "$T/out"
+$B/tracedat2ctf-asan $FIX/guest/function-1500.dat "$T/out" >/dev/null
+trace-cmd report -N -R -t $FIX/guest/function-1500.dat >"$T/report" 2>/dev/null
+babeltrace2 --clock-seconds --no-delta "$T/out" 2>"$T/bterr" |
+	sed '0,/parent_ip_sym = "/s/parent_ip_sym = "/parent_ip_sym = "x/' >"$T/bt"
+if $B/cmpreport "$T/report" "$T/bt" "$T/bterr" >"$T/why"; then
+	not_ok "cmpreport rejects a changed symbol"
+else
+	ok "cmpreport rejects a changed symbol: $(head -1 "$T/why")"
 fi
 
 # 5. bad input: a message naming the file, exit 2, no sanitizer report,

@@ -6,7 +6,7 @@
 # "rtaudit config" and through "rtaudit system" with a saved baseline.
 . /rtlab/lib.sh
 RT=/usr/local/libexec/rtlab/rtaudit-lab-rt.config
-tap_plan 5
+tap_plan 6
 rtaudit config "$RT" >/tmp/rta-cfg.txt
 rc=$?
 cp /tmp/rta-cfg.txt "$RTLAB_OUT/config-rt-to-running.txt"
@@ -24,4 +24,8 @@ first=$(grep -E '^ *[0-9]+ [a-z]+ +config CONFIG_' /tmp/rta-sys.txt | head -n 1)
 tap_check "rtaudit system against the baseline: lockdep is the first config finding ($first)" \
 	sh -c 'case "$1" in *"problem config CONFIG_LOCKDEP: n -> y") ;; *) exit 1 ;; esac' - "$first"
 tap_check "rtaudit system: exit status 2, got $rc" [ "$rc" = 2 ]
+# mainline PREEMPT_RT has no /sys/kernel/realtime: rtaudit must still know
+# it runs on PREEMPT_RT and not ask for threadirqs
+tap_check "rtaudit system: PREEMPT_RT recognised (no threadirqs warning)" \
+	sh -c '! grep -q "cmdline.threadirqs: absent" /tmp/rta-sys.txt'
 tap_done

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SCHED_DEADLINE for rtlab's C programs: glibc has no sched_setattr()
+ * wrapper, and <linux/sched/types.h> cannot be included beside <sched.h>
+ * (both define struct sched_param), so the VER0 layout of struct
+ * sched_attr (include/uapi/linux/sched/types.h) is declared here.  The
+ * policy and flag values come from <linux/sched.h>.
+ *   rtlab_set_deadline(tid, runtime_ns, period_ns, flags): 0 or an errno
+ */
+#ifndef RTLAB_DL_H
+#define RTLAB_DL_H
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct rtlab_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+/* implicit deadline (deadline = period), as the tests use */
+static inline int rtlab_set_deadline(pid_t tid, uint64_t runtime_ns, uint64_t period_ns, uint64_t flags)
+{
+	struct rtlab_sched_attr a = {
+		.size = sizeof(a),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_flags = flags,
+		.sched_runtime = runtime_ns,
+		.sched_deadline = period_ns,
+		.sched_period = period_ns,
+	};
+
+	return syscall(SYS_sched_setattr, tid, &a, 0) ? errno : 0;
+}
+
+#endif
