@@ -37,50 +37,8 @@ L=${RTGLOAD:-/usr/local/libexec/rtlab/rtgload}
 CG=/sys/fs/cgroup/cpu
 SECS=${RTG_SECS:-6}
 TOL=1		# percentage points, the issue's requirement
-out=${RTLAB_OUT:-/tmp}
-made=""		# groups made, for the final clean-up
+trap rtg_cleanup EXIT	# removes the groups made (tests/guest/lib.sh)
 
-
-# mkgrp PATH RUNTIME_US PERIOD_US: a new group (period first: a fresh group
-# has runtime 0, so any period fits)
-mkgrp() {
-	mkdir "$CG/$1" || return 1
-	made="$1 $made"
-	echo "$3" >"$CG/$1/cpu.rt_period_us" && echo "$2" >"$CG/$1/cpu.rt_runtime_us"
-}
-rmgrp() {
-	for g in "$@"; do
-		rmdir "$CG/$g" || { tap_diag "rmdir $g failed"; return 1; }
-		made=$(echo " $made " | sed "s| $g | |")
-	done
-}
-cleanup() {
-	for g in $made; do rmdir "$CG/$g" 2>/dev/null; done
-}
-trap cleanup EXIT
-
-# run NAME rtgload-args...: runs rtgload, keeps its output in $res and in
-# $out/NAME.txt, prints it as diagnostics
-run() {
-	n=$1; shift
-	res=$("$L" -m "$@" 2>&1)
-	rc=$?
-	echo "$res" >"$out/$n.txt"
-	echo "$res" | sed "s/^/# $n: /"
-	return $rc
-}
-# val TASK KEY: a field of a task's line in $res
-val() {
-	echo "$res" | awk -v n="$1" -v k="$2" '$1 == "task" {
-		nm = ""; v = ""
-		for (i = 2; i <= NF; i++) {
-			j = index($i, "=")
-			if (substr($i, 1, j - 1) == "name") nm = substr($i, j + 1)
-			if (substr($i, 1, j - 1) == k) v = substr($i, j + 1)
-		}
-		if (nm == n) print v
-	}'
-}
 # near X TARGET TOL: |X - TARGET| <= TOL
 # atleast X MIN, below X MAX
 below() { awk -v x="$1" -v m="$2" 'BEGIN { exit !(x != "" && x < m) }'; }
@@ -101,9 +59,9 @@ fi
 for g in $CG/rtg-*; do [ -d "$g" ] && rmdir "$g" 2>/dev/null; done
 
 # --- 1: one group, one pinned hog, a SCHED_OTHER hog beside it -------------
-if mkgrp rtg-a 10000 100000; then
-	run bw-single -d "$SECS" -t name=fifo,cg=$CG/rtg-a,policy=fifo,prio=50,cpu=1 -t name=other,cpu=1
-	s=$(val fifo share) o=$(val other share)
+if rtg_mkgrp rtg-a 10000 100000; then
+	rtg_run bw-single -d "$SECS" -t name=fifo,cg=$CG/rtg-a,policy=fifo,prio=50,cpu=1 -t name=other,cpu=1
+	s=$(rtg_val fifo share) o=$(rtg_val other share)
 	if [ "$rc" = 0 ] && near "$s" 10 $TOL; then
 		tap_ok "10 ms / 100 ms group: pinned FIFO hog got $s% of CPU 1 over $SECS s (10 +-$TOL)"
 	else
@@ -115,38 +73,38 @@ if mkgrp rtg-a 10000 100000; then
 	else
 		tap_fail "SCHED_OTHER hog on the same CPU got ${o:-?}% (88..91)"
 	fi
-	rmgrp rtg-a
+	rtg_rmgrp rtg-a
 else
 	tap_fail "make group rtg-a 10000/100000"
 fi
 
 # --- 2: the budget is per CPU ------------------------------------------------
-if mkgrp rtg-a 10000 100000; then
+if rtg_mkgrp rtg-a 10000 100000; then
 	# three busy vCPUs on a 2-core host: a late tick lets a server overrun
 	# its budget under TCG; a window that misses is measured again (3 at most)
 	for try in 1 2 3; do
-		run bw-percpu -d "$SECS" -t name=c1,cg=$CG/rtg-a,policy=fifo,prio=50,cpu=1 \
+		rtg_run bw-percpu -d "$SECS" -t name=c1,cg=$CG/rtg-a,policy=fifo,prio=50,cpu=1 \
 			-t name=c2,cg=$CG/rtg-a,policy=fifo,prio=50,cpu=2 -t name=c3,cg=$CG/rtg-a,policy=fifo,prio=50,cpu=3
 		ok=$rc
-		for t in c1 c2 c3; do near "$(val $t share)" 10 $TOL || ok=1; done
+		for t in c1 c2 c3; do near "$(rtg_val $t share)" 10 $TOL || ok=1; done
 		[ "$ok" = 0 ] && break
-		tap_diag "bw-percpu window $try missed: $(val c1 share)%, $(val c2 share)%, $(val c3 share)%"
+		tap_diag "bw-percpu window $try missed: $(rtg_val c1 share)%, $(rtg_val c2 share)%, $(rtg_val c3 share)%"
 	done
 	if [ "$ok" = 0 ]; then
-		tap_ok "one 10% group, hogs on CPUs 1, 2, 3: $(val c1 share)%, $(val c2 share)%, $(val c3 share)% of each CPU (10 +-$TOL)"
+		tap_ok "one 10% group, hogs on CPUs 1, 2, 3: $(rtg_val c1 share)%, $(rtg_val c2 share)%, $(rtg_val c3 share)% of each CPU (10 +-$TOL)"
 	else
-		tap_fail "one 10% group, hogs on CPUs 1, 2, 3: $(val c1 share)%, $(val c2 share)%, $(val c3 share)% (10 +-$TOL each), rc $rc"
+		tap_fail "one 10% group, hogs on CPUs 1, 2, 3: $(rtg_val c1 share)%, $(rtg_val c2 share)%, $(rtg_val c3 share)% (10 +-$TOL each), rc $rc"
 	fi
-	rmgrp rtg-a
+	rtg_rmgrp rtg-a
 else
 	tap_fail "make group rtg-a 10000/100000"
 fi
 
 # --- 3: two groups and a SCHED_OTHER hog share a CPU -------------------------
-if mkgrp rtg-a 10000 100000 && mkgrp rtg-b 30000 100000; then
-	run bw-shared -d "$SECS" -t name=a,cg=$CG/rtg-a,policy=fifo,prio=50,cpu=2 \
+if rtg_mkgrp rtg-a 10000 100000 && rtg_mkgrp rtg-b 30000 100000; then
+	rtg_run bw-shared -d "$SECS" -t name=a,cg=$CG/rtg-a,policy=fifo,prio=50,cpu=2 \
 		-t name=b,cg=$CG/rtg-b,policy=fifo,prio=40,cpu=2 -t name=other,cpu=2
-	a=$(val a share) b=$(val b share) o=$(val other share)
+	a=$(rtg_val a share) b=$(rtg_val b share) o=$(rtg_val other share)
 	if [ "$rc" = 0 ] && near "$a" 10 $TOL && near "$b" 30 $TOL; then
 		tap_ok "groups of 10% and 30% on CPU 2: $a% and $b% (+-$TOL each)"
 	else
@@ -157,16 +115,16 @@ if mkgrp rtg-a 10000 100000 && mkgrp rtg-b 30000 100000; then
 	else
 		tap_fail "SCHED_OTHER hog beside them got ${o:-?}% (58..61)"
 	fi
-	rmgrp rtg-a rtg-b
+	rtg_rmgrp rtg-a rtg-b
 else
 	tap_fail "make groups rtg-a 10000/100000 and rtg-b 30000/100000"
 fi
 
 # --- 4: priority order inside a group ----------------------------------------
-if mkgrp rtg-a 10000 100000; then
-	run prio-hogs -d "$SECS" -t name=hi,cg=$CG/rtg-a,policy=fifo,prio=30,cpu=3 \
+if rtg_mkgrp rtg-a 10000 100000; then
+	rtg_run prio-hogs -d "$SECS" -t name=hi,cg=$CG/rtg-a,policy=fifo,prio=30,cpu=3 \
 		-t name=mid,cg=$CG/rtg-a,policy=fifo,prio=20,cpu=3 -t name=lo,cg=$CG/rtg-a,policy=fifo,prio=10,cpu=3
-	h=$(val hi share) m=$(val mid share) l=$(val lo share)
+	h=$(rtg_val hi share) m=$(rtg_val mid share) l=$(rtg_val lo share)
 	if [ "$rc" = 0 ] && near "$h" 10 $TOL && below "$m" 0.05 && below "$l" 0.05; then
 		tap_ok "FIFO 30/20/10 hogs in one 10% group: $h% / $m% / $l% (the highest takes the whole budget)"
 	else
@@ -174,16 +132,16 @@ if mkgrp rtg-a 10000 100000; then
 	fi
 	# bursts of 15 ms CPU time each, started together: at 10 ms per
 	# 100 ms they need about 5 periods, and finish in priority order
-	run prio-bursts -d 0.5 -w 0 -t name=lo,cg=$CG/rtg-a,policy=fifo,prio=10,cpu=3,kind=burst:15000 \
+	rtg_run prio-bursts -d 0.5 -w 0 -t name=lo,cg=$CG/rtg-a,policy=fifo,prio=10,cpu=3,kind=burst:15000 \
 		-t name=mid,cg=$CG/rtg-a,policy=fifo,prio=20,cpu=3,kind=burst:15000 \
 		-t name=hi,cg=$CG/rtg-a,policy=fifo,prio=30,cpu=3,kind=burst:15000
-	h=$(val hi done_ms) m=$(val mid done_ms) l=$(val lo done_ms)
+	h=$(rtg_val hi done_ms) m=$(rtg_val mid done_ms) l=$(rtg_val lo done_ms)
 	if [ "$rc" = 0 ] && awk -v h="$h" -v m="$m" -v l="$l" 'BEGIN { exit !(h > 0 && h < m && m < l) }'; then
 		tap_ok "15 ms bursts at FIFO 30/20/10 in the 10% group completed in priority order: $h, $m, $l ms"
 	else
 		tap_fail "15 ms bursts at FIFO 30/20/10: completed at ${h:-?}, ${m:-?}, ${l:-?} ms (expected increasing), rc $rc"
 	fi
-	rmgrp rtg-a
+	rtg_rmgrp rtg-a
 else
 	tap_fail "make group rtg-a 10000/100000"
 fi
@@ -201,39 +159,39 @@ PSECS=${RTG_PERIODIC_SECS:-10}
 # disturbed so, the check fails and says that the host stalled the guest
 # (no verdict is no pass).  Misses in a run without such a stall fail at
 # once.
-if mkgrp rtg-a 30000 100000 && mkgrp rtg-b 20000 100000; then
+if rtg_mkgrp rtg-a 30000 100000 && rtg_mkgrp rtg-b 20000 100000; then
 	for attempt in 1 2 3; do
-		run periodic-$attempt -d "$PSECS" -t name=p100,cg=$CG/rtg-a,policy=fifo,prio=10,cpu=1,kind=periodic:100000:5000 \
+		rtg_run periodic-$attempt -d "$PSECS" -t name=p100,cg=$CG/rtg-a,policy=fifo,prio=10,cpu=1,kind=periodic:100000:5000 \
 			-t name=p50,cg=$CG/rtg-a,policy=fifo,prio=20,cpu=1,kind=periodic:50000:5000 \
 			-t name=hog90,cg=$CG/rtg-b,policy=fifo,prio=90,cpu=1
 		ok=$rc
 		for t in p100 p50; do
-			j=$(val $t jobs) mi=$(val $t misses)
-			[ -n "$j" ] && [ "$mi" = 0 ] && [ "$j" -ge $((PSECS * 1000000 / $(val $t kind | cut -d: -f2) - 1)) ] || ok=1
+			j=$(rtg_val $t jobs) mi=$(rtg_val $t misses)
+			[ -n "$j" ] && [ "$mi" = 0 ] && [ "$j" -ge $((PSECS * 1000000 / $(rtg_val $t kind | cut -d: -f2) - 1)) ] || ok=1
 		done
-		stall=$(awk -v a="$(val p100 stall_ms)" -v b="$(val p50 stall_ms)" 'BEGIN { print a + b }')
-		mstall=$(awk -v a="$(val p100 max_stall_ms)" -v b="$(val p50 max_stall_ms)" 'BEGIN { print (a > b ? a : b) }')
+		stall=$(awk -v a="$(rtg_val p100 stall_ms)" -v b="$(rtg_val p50 stall_ms)" 'BEGIN { print a + b }')
+		mstall=$(awk -v a="$(rtg_val p100 max_stall_ms)" -v b="$(rtg_val p50 max_stall_ms)" 'BEGIN { print (a > b ? a : b) }')
 		[ "$ok" = 0 ] && break
 		awk -v s="$mstall" 'BEGIN { exit !(s >= 5) }' || break
 		tap_diag "periodic run $attempt: misses, and a stall of $mstall ms was charged to group A (host): run again"
 	done
-	hs=$(val hog90 share)
+	hs=$(rtg_val hog90 share)
 	disturbed=0
 	[ "$ok" != 0 ] && awk -v s="$mstall" 'BEGIN { exit !(s >= 5) }' && disturbed=1
 	if [ "$disturbed" = 1 ]; then
 		# all three runs had misses after host stalls: not shown either way
-		tap_fail "periodic tasks without misses not shown: every run had misses after a stall of >= 5 ms charged to group A, i.e. the host did not run the vCPU (last run: $stall ms, longest $mstall ms; p100 misses=$(val p100 misses), p50 misses=$(val p50 misses)); run the guest tests on a quiet host"
+		tap_fail "periodic tasks without misses not shown: every run had misses after a stall of >= 5 ms charged to group A, i.e. the host did not run the vCPU (last run: $stall ms, longest $mstall ms; p100 misses=$(rtg_val p100 misses), p50 misses=$(rtg_val p50 misses)); run the guest tests on a quiet host"
 	elif [ "$ok" = 0 ]; then
-		tap_ok "periodic 100/5 ms (FIFO 10) and 50/5 ms (FIFO 20) in a 30% group: $(val p100 jobs) and $(val p50 jobs) jobs, 0 misses, worst response $(val p100 max_resp_us) and $(val p50 max_resp_us) us, beside a FIFO 90 hog in a 20% group ($hs%; run $attempt, stalls charged to group A: $stall ms, longest $mstall ms)"
+		tap_ok "periodic 100/5 ms (FIFO 10) and 50/5 ms (FIFO 20) in a 30% group: $(rtg_val p100 jobs) and $(rtg_val p50 jobs) jobs, 0 misses, worst response $(rtg_val p100 max_resp_us) and $(rtg_val p50 max_resp_us) us, beside a FIFO 90 hog in a 20% group ($hs%; run $attempt, stalls charged to group A: $stall ms, longest $mstall ms)"
 	else
-		tap_fail "periodic tasks (run $attempt, stalls charged to group A: $stall ms, longest $mstall ms): p100 jobs=$(val p100 jobs) misses=$(val p100 misses) max_late_us=$(val p100 max_late_us), p50 jobs=$(val p50 jobs) misses=$(val p50 misses) max_late_us=$(val p50 max_late_us), rc $rc"
+		tap_fail "periodic tasks (run $attempt, stalls charged to group A: $stall ms, longest $mstall ms): p100 jobs=$(rtg_val p100 jobs) misses=$(rtg_val p100 misses) max_late_us=$(rtg_val p100 max_late_us), p50 jobs=$(rtg_val p50 jobs) misses=$(rtg_val p50 misses) max_late_us=$(rtg_val p50 max_late_us), rc $rc"
 	fi
 	if near "$hs" 20 $TOL; then
 		tap_ok "the FIFO 90 hog stayed within its 20% group: $hs%"
 	else
 		tap_fail "the FIFO 90 hog in its 20% group got ${hs:-?}% (20 +-$TOL)"
 	fi
-	rmgrp rtg-a rtg-b
+	rtg_rmgrp rtg-a rtg-b
 else
 	tap_fail "make groups rtg-a 30000/100000 and rtg-b 20000/100000"
 fi
@@ -270,8 +228,8 @@ refused() {
 	fi
 }
 g_rt=$(cat /proc/sys/kernel/sched_rt_runtime_us) g_per=$(cat /proc/sys/kernel/sched_rt_period_us)
-if mkgrp rtg-x 300000 1000000 && mkgrp rtg-y 300000 1000000 && mkdir $CG/rtg-z; then
-	made="rtg-z $made"
+if rtg_mkgrp rtg-x 300000 1000000 && rtg_mkgrp rtg-y 300000 1000000 && mkdir $CG/rtg-z; then
+	rtg_made="rtg-z $rtg_made"
 	try rtg-z cpu.rt_period_us 1000000
 	tap_ok "admission: groups of 30% and 30% taken: $(rd rtg-x rtg-y)"
 	# over-subscription: the sum of the root's children beyond the global
@@ -287,8 +245,8 @@ if mkgrp rtg-x 300000 1000000 && mkgrp rtg-y 300000 1000000 && mkdir $CG/rtg-z; 
 		tap_fail "30% + 30% + 25% refused: $werr"
 	fi
 	# hierarchy
-	mkdir $CG/rtg-x/c1 && made="rtg-x/c1 $made"
-	mkdir $CG/rtg-x/c2 && made="rtg-x/c2 $made"
+	mkdir $CG/rtg-x/c1 && rtg_made="rtg-x/c1 $rtg_made"
+	mkdir $CG/rtg-x/c2 && rtg_made="rtg-x/c2 $rtg_made"
 	try rtg-x/c1 cpu.rt_period_us 1000000
 	refused "child larger than its parent (40% under 30%)" rtg-x/c1 cpu.rt_runtime_us 400000 rtg-x rtg-x/c1
 	if try rtg-x/c1 cpu.rt_runtime_us 200000; then
@@ -304,13 +262,13 @@ if mkgrp rtg-x 300000 1000000 && mkgrp rtg-y 300000 1000000 && mkdir $CG/rtg-z; 
 	refused "runtime longer than the period (1.2 s in 1 s)" rtg-z cpu.rt_runtime_us 1200000 rtg-z
 	refused "period 0" rtg-y cpu.rt_period_us 0 rtg-y
 	tap_diag "admission, final values: x $(rd rtg-x) c1 $(rd rtg-x/c1) c2 $(rd rtg-x/c2) y $(rd rtg-y) z $(rd rtg-z)"
-	rmgrp rtg-x/c1 rtg-x/c2 rtg-x rtg-y rtg-z
+	rtg_rmgrp rtg-x/c1 rtg-x/c2 rtg-x rtg-y rtg-z
 else
 	tap_fail "admission: groups of 30% and 30% ($(rd rtg-x rtg-y 2>/dev/null))"
 fi
 
 # --- 7: nothing left behind -------------------------------------------------
-cleanup
+rtg_cleanup
 left=$(ls -d $CG/rtg-* 2>/dev/null)
 if [ -z "$left" ]; then
 	tap_ok "every group made by the test is removed"

@@ -24,48 +24,12 @@ L=${RTGLOAD:-/usr/local/libexec/rtlab/rtgload}
 CG=/sys/fs/cgroup/cpu
 SECS=${RTG_SECS:-6}
 TOL=1
-out=${RTLAB_OUT:-/tmp}
-made=""
-
-# mkgrp PATH RUNTIME_US PERIOD_US
-mkgrp() {
-	mkdir "$CG/$1" || return 1
-	made="$1 $made"
-	echo "$3" >"$CG/$1/cpu.rt_period_us" && echo "$2" >"$CG/$1/cpu.rt_runtime_us"
-}
 cleanup() {
 	[ -n "${dlpid:-}" ] && kill "$dlpid" 2>/dev/null
-	for g in $made; do rmdir "$CG/$g" 2>/dev/null; done
+	rtg_cleanup
 }
 trap cleanup EXIT
-run() {
-	n=$1; shift
-	res=$("$L" -m "$@" 2>&1)
-	rc=$?
-	echo "$res" >"$out/$n.txt"
-	echo "$res" | sed "s/^/# $n: /"
-	return $rc
-}
-val() {
-	echo "$res" | awk -v n="$1" -v k="$2" '$1 == "task" {
-		nm = ""; v = ""
-		for (i = 2; i <= NF; i++) {
-			j = index($i, "=")
-			if (substr($i, 1, j - 1) == "name") nm = substr($i, j + 1)
-			if (substr($i, 1, j - 1) == k) v = substr($i, j + 1)
-		}
-		if (nm == n) print v
-	}'
-}
-# wr FILE VALUE: write, $werr = the errno name of a failed write
-wr() {
-	werr=$( (echo "$2" >"$1") 2>&1 ) && { werr=""; return 0; }
-	case "$werr" in
-	*"Device or resource busy"*) werr=EBUSY ;;
-	*"Invalid argument"*) werr=EINVAL ;;
-	esac
-	return 1
-}
+
 rt() { cat "$CG/$1/cpu.rt_runtime_us"; }
 # the bandwidth reserved in CPU 0's root domain (debugfs), for the record
 bw() { tap_diag "$1: root domain$(grep -m1 'dl_bw->total_bw' /sys/kernel/debug/sched/debug | tr -s ' ')"; }
@@ -81,10 +45,10 @@ for g in $CG/rtg-*/* $CG/rtg-*; do [ -d "$g" ] && rmdir "$g" 2>/dev/null; done
 bw "before 1"
 bw0=$(grep -m1 'dl_bw->total_bw' /sys/kernel/debug/sched/debug | awk '{ print $NF }')
 # --- 1: a group's server runs before the root group's RT tasks ------------
-if mkgrp rtg-a 10000 100000; then
-	run over-root -d "$SECS" -t name=grp,cg=$CG/rtg-a,policy=fifo,prio=1,cpu=1 \
+if rtg_mkgrp rtg-a 10000 100000; then
+	rtg_run over-root -d "$SECS" -t name=grp,cg=$CG/rtg-a,policy=fifo,prio=1,cpu=1 \
 		-t name=root,policy=fifo,prio=99,cpu=1
-	s=$(val grp share) r=$(val root share)
+	s=$(rtg_val grp share) r=$(rtg_val root share)
 	if [ "$rc" = 0 ] && near "$s" 10 $TOL && atleast "$r" 80; then
 		tap_ok "FIFO 1 hog in a 10% group got $s% of CPU 1 beside a root FIFO 99 hog ($r%)"
 	else
@@ -93,14 +57,14 @@ if mkgrp rtg-a 10000 100000; then
 else
 	tap_fail "make a 10 ms / 100 ms group"
 fi
-rmdir $CG/rtg-a && made=""
+rmdir $CG/rtg-a && rtg_made=""
 
 bw "before 2"
 # --- 2: a child's bandwidth is carved out of its parent's -----------------
-if mkgrp rtg-p 30000 100000 && mkgrp rtg-p/c 10000 100000; then
-	run nested -d "$SECS" -t name=parent,cg=$CG/rtg-p,policy=fifo,prio=50,cpu=2 \
+if rtg_mkgrp rtg-p 30000 100000 && rtg_mkgrp rtg-p/c 10000 100000; then
+	rtg_run nested -d "$SECS" -t name=parent,cg=$CG/rtg-p,policy=fifo,prio=50,cpu=2 \
 		-t name=child,cg=$CG/rtg-p/c,policy=fifo,prio=50,cpu=2 -t name=other,cpu=2
-	p=$(val parent share) c=$(val child share)
+	p=$(rtg_val parent share) c=$(rtg_val child share)
 	if [ "$rc" = 0 ] && near "$p" 20 $TOL && near "$c" 10 $TOL; then
 		tap_ok "30% parent with a 10% child on CPU 2: parent's own hog $p%, child's $c%"
 	else
@@ -109,11 +73,11 @@ if mkgrp rtg-p 30000 100000 && mkgrp rtg-p/c 10000 100000; then
 else
 	tap_fail "make a 30% parent with a 10% child"
 fi
-rmdir $CG/rtg-p/c $CG/rtg-p && made=""
+rmdir $CG/rtg-p/c $CG/rtg-p && rtg_made=""
 
 bw "before 3"
 # --- 3: top-level groups are bounded per CPU next to the fair servers -----
-if mkgrp rtg-x 300000 1000000 && mkgrp rtg-y 300000 1000000 && mkgrp rtg-z 0 1000000; then
+if rtg_mkgrp rtg-x 300000 1000000 && rtg_mkgrp rtg-y 300000 1000000 && rtg_mkgrp rtg-z 0 1000000; then
 	if ! wr $CG/rtg-z/cpu.rt_runtime_us 310000 && [ "$werr" = EBUSY ] &&
 	   [ "$(rt rtg-x) $(rt rtg-y) $(rt rtg-z)" = "300000 300000 0" ]; then
 		tap_ok "30% + 30% + 31%: the third refused with EBUSY (fair servers hold 5% of each CPU), nothing changed"
@@ -128,14 +92,14 @@ if mkgrp rtg-x 300000 1000000 && mkgrp rtg-y 300000 1000000 && mkgrp rtg-z 0 100
 else
 	tap_fail "make groups of 30% and 30%"
 fi
-rmdir $CG/rtg-z $CG/rtg-y $CG/rtg-x && made=""
+rmdir $CG/rtg-z $CG/rtg-y $CG/rtg-x && rtg_made=""
 
 bw "before 4"
 # --- 4: groups and SCHED_DEADLINE tasks share the admission ---------------
 # dl NS: a 50 ms / 100 ms deadline task sleeping NS seconds (chrt fails if
 # sched_setattr() refuses it)
 dl() { chrt -d -T 50000000 -D 100000000 -P 100000000 0 sleep "$1"; }
-if mkgrp rtg-a 800000 1000000; then
+if rtg_mkgrp rtg-a 800000 1000000; then
 	if dl 0 2>/dev/null; then
 		tap_fail "with an 80% group, a 50% deadline task was admitted (4 x 80% + 50% + fair servers > 4 x 95%)"
 	else
@@ -168,7 +132,7 @@ if mkgrp rtg-a 800000 1000000; then
 else
 	tap_fail "make an 80% group"
 fi
-rmdir $CG/rtg-a && made=""
+rmdir $CG/rtg-a && rtg_made=""
 
 bw "at the end"
 bw1=$(grep -m1 'dl_bw->total_bw' /sys/kernel/debug/sched/debug | awk '{ print $NF }')

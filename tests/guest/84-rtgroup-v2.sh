@@ -25,16 +25,6 @@ cleanup() {
 	for g in $R/rtg2/c $R/rtg2 $R/rtg2z; do rmdir "$g" 2>/dev/null; done
 }
 trap cleanup EXIT
-# wr FILE VALUE: write; $werr = errno name of a failed write
-wr() {
-	werr=$( (echo "$2" >"$1") 2>&1 ) && { werr=""; return 0; }
-	case "$werr" in
-	*"Invalid argument"*) werr=EINVAL ;;
-	*"Device or resource busy"*) werr=EBUSY ;;
-	*"Operation not permitted"*) werr=EPERM ;;
-	esac
-	return 1
-}
 # hog GROUP [MASK]: a FIFO 50 hog in the v2 group GROUP; prints its pid
 hog() { fifo_hog "$1/cgroup.procs" ${2:+"$2"}; }
 share() {	# share PID: percent of one CPU over $SECS s

@@ -24,7 +24,7 @@ S64MIN=-9223372036854775808
 U64MAX=18446744073709551615
 TWO64=18446744073709551616
 tap_plan 5
-rtg_group $G 100000 10000
+rtg_group rtg-x 100000 10000
 
 # expect FILE VALUE RESULT [READBACK]: writing VALUE to FILE gives RESULT
 # (ok or an errno name); ok reads back READBACK (default VALUE), an error

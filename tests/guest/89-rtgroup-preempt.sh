@@ -19,7 +19,7 @@ CG=/sys/fs/cgroup/cpu
 G=$CG/rtg-p
 SECS=${RTG_SECS:-5}
 tap_plan 2
-rtg_group $G 100000 10000
+rtg_group rtg-p 100000 10000
 
 # share A B T0 T1: (B - A) ns over T1 - T0 s, in CPUs
 share() { awk -v a=$1 -v b=$2 -v t0=$3 -v t1=$4 'BEGIN { printf "%.3f", (b - a) / ((t1 - t0) * 1e9) }'; }
