@@ -8,9 +8,10 @@
 #      period 4194305 us (> sched_deadline_period_max_us), periods of
 #      2^62, 2^63 and about 2^64 ns are refused with EINVAL and change
 #      nothing; runtime 2 us, period 100 us and period 4194304 us are taken;
-#      so are malformed values (review item 4): "max", a negative runtime
-#      or period, 2^64 as runtime or period, 2^64 + 100000 as period
-#      (sscanf()'s %llu wrapped it to 100000), and text after the period
+#      malformed values are refused the same way (review item 4): "max",
+#      a negative runtime or period, 2^64 as runtime or period, 2^64 +
+#      100000 as period (sscanf()'s %llu wrapped it to 100000), and text
+#      after the period
 #   2  the same writes by the delegatee in its own subtree: EINVAL too
 # Where a bad value is taken (the series before the fix), what it does is
 # mapped: a FIFO 50 hog in the group and a fair hog share CPU 1 for 2 s, and
