@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "rtpi.h"
+#include "rtlab/opt.h"
 
 /* Which condvar implementation a run uses. */
 enum impl {
@@ -96,12 +97,9 @@ static inline int next_opt(int argc, char **argv, int *i, const struct tool_opt 
 
 static inline long parse_long(const char *opt, const char *s, long min, long max)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > max)
+	if (!opt_long(s, min, max, &v))
 		die("command line: %s: '%s' is not a number in [%ld, %ld]",
 		    opt, s, min, max);
 	return v;
