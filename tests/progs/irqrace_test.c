@@ -242,8 +242,7 @@ static void parse_args(int argc, char **argv)
 	int opt;
 
 	if (argc > 1 && !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		exit(0);
+		opt_usage_exit(usage, 0);
 	}
 	while ((opt = getopt(argc, argv, "m:c:p:h")) != -1) {
 		switch (opt) {
@@ -264,11 +263,9 @@ static void parse_args(int argc, char **argv)
 				die_usage("-p: priority 1 to 99, not the default 50");
 			break;
 		case 'h':
-			usage(stdout);
-			exit(0);
+			opt_usage_exit(usage, 0);
 		default:
-			usage(stderr);
-			exit(RTLAB_EXIT_ERROR);
+			opt_usage_exit(usage, RTLAB_EXIT_ERROR);
 		}
 	}
 	if (optind != argc)

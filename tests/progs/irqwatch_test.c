@@ -855,8 +855,7 @@ int main(int argc, char **argv)
 			json_out = optarg;
 			break;
 		default:
-			usage(stderr);
-			return 2;
+			opt_usage_exit(usage, 2);
 		}
 	}
 	if (!strcmp(cmd, "pollers"))
@@ -875,6 +874,5 @@ int main(int argc, char **argv)
 		return cmd_perms();
 	if (!strcmp(cmd, "pidns"))
 		return cmd_pidns();
-	usage(stderr);
-	return 2;
+	opt_usage_exit(usage, 2);
 }

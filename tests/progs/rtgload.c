@@ -897,8 +897,7 @@ int main(int argc, char **argv)
 			mlock = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			opt_usage_exit(usage, 0);
 		case O_MAIN_CPU:
 			main_cpu = parse_cpu_opt(optarg, "--main-cpu");
 			break;
@@ -934,8 +933,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		default:
-			usage(stderr);
-			return 2;
+			opt_usage_exit(usage, 2);
 		}
 	}
 	if (optind < argc)

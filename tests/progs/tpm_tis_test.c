@@ -36,6 +36,7 @@
 #include <openssl/evp.h>
 
 #include "rtlab/die.h"
+#include "rtlab/opt.h"
 #include "rtlab/tap.h"
 #include "tpm_tis.h"
 
@@ -636,8 +637,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
+		opt_usage_exit(usage, 0);
 	}
 	return cmd_cmds(argc, argv);
 }

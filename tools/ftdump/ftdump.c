@@ -91,8 +91,8 @@ int main(int argc, char **argv)
 		case OPT_SAVE: save = optarg; break;
 		case OPT_TRACEFS: tracefs = optarg; break;
 		case OPT_KALLSYMS: kallsyms = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': opt_usage_exit(usage, 0);
+		default: opt_usage_exit(usage, 2);
 		}
 	}
 	/* paths inside these stay far below PATH_LEN (pathf.h) */
@@ -106,8 +106,7 @@ int main(int argc, char **argv)
 		return optind == argc &&
 		       !formats_save(tracefs, kallsyms, save) ? 0 : 1;
 	if (optind + 1 != argc || (!o.formats && !o.list)) {
-		usage(stderr);
-		return 2;
+		opt_usage_exit(usage, 2);
 	}
 	o.log = argv[optind];
 	return convert_run(&o);

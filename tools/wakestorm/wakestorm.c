@@ -24,6 +24,7 @@
 #include "report.h"
 #include "stats.h"
 #include "rtlab/dl.h"
+#include "rtlab/opt.h"
 #include "rtlab/time.h"
 
 struct worker {
@@ -297,8 +298,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (o.help) {
-		ws_usage(stdout);
-		return 0;
+		opt_usage_exit(ws_usage, 0);
 	}
 	if (o.version) {
 		printf("wakestorm %s\n", WS_VERSION);

@@ -113,8 +113,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			}
 			break;
 		case 'h':
-			usage(stdout);
-			exit(EXIT_FINE);
+			opt_usage_exit(usage, EXIT_FINE);
 		default:
 			usage(stderr);
 			return -1;
@@ -326,8 +325,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &a))
 		return EXIT_BADINPUT;
 	if (a.npos < 1) {
-		usage(stderr);
-		return EXIT_BADINPUT;
+		opt_usage_exit(usage, EXIT_BADINPUT);
 	}
 	if (!strcmp(a.pos[0], "config"))
 		return cmd_config(&a);

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtlab/opt.h"
+
 static const char *ctl = "/sys/kernel/debug/rtlab_irqsim/control";
 static const char *req_fmt = "request %s";
 static const char *free_fmt = "free %s";
@@ -326,17 +328,14 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			opt_usage_exit(usage, 0);
 		default:
 bad:
-			usage(stderr);
-			return 2;
+			opt_usage_exit(usage, 2);
 		}
 	}
 	if (cycles < 1 || timeout_ms < 1) {
-		usage(stderr);
-		return 2;
+		opt_usage_exit(usage, 2);
 	}
 	if (fifo) {
 		struct sched_param sp = { .sched_priority = fifo };

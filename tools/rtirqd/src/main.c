@@ -433,11 +433,9 @@ int main(int argc, char **argv)
 			o.verbosity = -1;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			opt_usage_exit(usage, 0);
 		default:
-			usage(stderr);
-			return 1;
+			opt_usage_exit(usage, 1);
 		}
 	}
 	if (check + show + once > 1) {
@@ -447,8 +445,7 @@ int main(int argc, char **argv)
 	if (optind < argc && !check) {
 		fprintf(stderr, "rtirqd: unexpected argument '%s'\n",
 			argv[optind]);
-		usage(stderr);
-		return 1;
+		opt_usage_exit(usage, 1);
 	}
 	if (o.dry_run && !show && !check && !o.foreground)
 		once = true;	/* --dry-run alone: one pass, no daemon */
