@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "rtlab/die.h"
+#include "rtlab/file.h"
 #include "rtlab/opt.h"
 #include "rtlab/tap.h"
 #include "rtlab/time.h"
@@ -65,17 +66,11 @@ static atomic_bool stop;
 
 static bool comm_matches(int pid)
 {
-	char path[64], comm[32] = "";
-	int fd;
-	ssize_t n;
+	char path[64], comm[32];
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	return n > 0 && !strncmp(comm, comm_prefix, strlen(comm_prefix));
+	return rtlab_read_small(path, comm, sizeof(comm)) > 0 &&
+	       !strncmp(comm, comm_prefix, strlen(comm_prefix));
 }
 
 /* The watcher found @pid: set the priority at once, report to main. */
