@@ -697,12 +697,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	if (argc < 2)
 		opt_usage_exit(usage, 2);
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		opt_usage_exit(usage, 0);
-	}
 	if (!strcmp(argv[1], "guest"))
 		return cmd_guest(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "splats"))

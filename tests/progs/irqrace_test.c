@@ -236,9 +236,8 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	if (argc > 1 && !strcmp(argv[1], "--help")) {
+	if (argc > 1 && !strcmp(argv[1], "--help"))
 		opt_usage_exit(usage, 0);
-	}
 	while ((opt = getopt(argc, argv, "m:c:p:h")) != -1) {
 		switch (opt) {
 		case 'm': {

@@ -636,8 +636,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 		opt_usage_exit(usage, 0);
-	}
 	return cmd_cmds(argc, argv);
 }

@@ -105,9 +105,8 @@ int main(int argc, char **argv)
 	if (save)
 		return optind == argc &&
 		       !formats_save(tracefs, kallsyms, save) ? 0 : 1;
-	if (optind + 1 != argc || (!o.formats && !o.list)) {
+	if (optind + 1 != argc || (!o.formats && !o.list))
 		opt_usage_exit(usage, 2);
-	}
 	o.log = argv[optind];
 	return convert_run(&o);
 }

@@ -297,9 +297,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wakestorm: %s\nTry 'wakestorm --help'.\n", err);
 		return 2;
 	}
-	if (o.help) {
+	if (o.help)
 		opt_usage_exit(ws_usage, 0);
-	}
 	if (o.version) {
 		printf("wakestorm %s\n", WS_VERSION);
 		return 0;

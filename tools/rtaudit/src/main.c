@@ -324,9 +324,8 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return EXIT_BADINPUT;
-	if (a.npos < 1) {
+	if (a.npos < 1)
 		opt_usage_exit(usage, EXIT_BADINPUT);
-	}
 	if (!strcmp(a.pos[0], "config"))
 		return cmd_config(&a);
 	if (!strcmp(a.pos[0], "system"))

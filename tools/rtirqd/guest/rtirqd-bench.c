@@ -316,9 +316,8 @@ bad:
 			opt_usage_exit(usage, 2);
 		}
 	}
-	if (cycles < 1 || timeout_ms < 1) {
+	if (cycles < 1 || timeout_ms < 1)
 		opt_usage_exit(usage, 2);
-	}
 	if (fifo) {
 		struct sched_param sp = { .sched_priority = fifo };
 
