@@ -147,7 +147,7 @@ static bt_message *event(struct td_iter *it, bt_self_message_iterator *self)
 {
 	struct td_source *src = it->p->src;
 	struct td_buffer *buf = it->p->buf;
-	int id = tep_data_type(src->tep, it->rec);
+	int id = td_record_type(src, it->rec);
 	const struct td_evclass *evc;
 	bt_message *m;
 	bt_event *ev;

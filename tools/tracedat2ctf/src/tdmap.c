@@ -300,6 +300,7 @@ bt_field_class *td_common_context_class(struct td_source *src)
 	}
 	bt_field_class_put_ref(comm);
 	src->pid_field = tep_find_common_field(evs[0], "common_pid");
+	src->type_field = tep_find_common_field(evs[0], "common_type");
 	/* the record's integers are read in place when no swap is needed */
 	src->native = tep_is_file_bigendian(src->tep) ==
 		      (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
@@ -574,6 +575,20 @@ static const char *comm_of(struct td_source *src, int pid)
 		*s = (struct td_comm_slot){ true, pid, c ? c : "<...>" };
 	}
 	return s->comm;
+}
+
+/*
+ * The event id of a record (its common_type), as tep_data_type() reads it
+ * but without the call per record; -1 if the record is too short for it.
+ */
+int td_record_type(struct td_source *src, const struct tep_record *rec)
+{
+	const struct tep_format_field *tf = src->type_field;
+
+	if (!tf || rec->size < 0 || field_extent(tf) > (uint64_t)rec->size)
+		return -1;
+	return (int)read_int(src, (const uint8_t *)rec->data + tf->offset,
+			     tf->size);
 }
 
 int td_fill_common(struct td_source *src, const struct tep_record *rec,

@@ -109,6 +109,7 @@ struct td_source {
 	/* common fields (common_pid, ...) go to the event common context */
 	struct td_fieldset common;
 	const struct tep_format_field *pid_field;	/* common_pid */
+	const struct tep_format_field *type_field;	/* common_type */
 	struct td_comm_slot comm_cache[TD_COMM_CACHE_SIZE];
 	/* record integers need no byte swap (file and host agree) */
 	bool native;
@@ -130,6 +131,7 @@ int td_fill_fields(struct td_source *src, const struct td_fieldset *fs,
 bt_field_class *td_common_context_class(struct td_source *src);
 int td_fill_common(struct td_source *src, const struct tep_record *rec,
 		   bt_field *ctx);
+int td_record_type(struct td_source *src, const struct tep_record *rec);
 const char *td_lttng_event_name(const char *system, const char *name);
 const char *td_lttng_field_name(const char *event, const char *field);
 
