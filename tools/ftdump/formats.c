@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,9 +20,9 @@
 
 #include "formats.h"
 #include "pathf.h"
+#include "rtlab/file.h"
 
 #define COPY_CHUNK 65536
-#define NFTW_FDS 16
 
 static int copy_file(const char *from, const char *to, int optional)
 {
@@ -145,15 +144,6 @@ static int save_all(const char *tracefs, const char *kallsyms,
 	return ret;
 }
 
-static int remove_one(const char *path, const struct stat *st, int type,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 int formats_save(const char *tracefs, const char *kallsyms, const char *dir)
 {
 	char tmp[PATH_LEN];
@@ -178,7 +168,7 @@ int formats_save(const char *tracefs, const char *kallsyms, const char *dir)
 		fprintf(stderr, "ftdump: could not save the formats of %s to %s\n",
 			tracefs, dir);
 		/* remove the partial copy: only what we made ourselves */
-		if (nftw(tmp, remove_one, NFTW_FDS, FTW_DEPTH | FTW_PHYS) &&
+		if (rtlab_remove_tree(tmp) &&
 		    errno != ENOENT)
 			fprintf(stderr, "ftdump: could not remove %s\n", tmp);
 	}
