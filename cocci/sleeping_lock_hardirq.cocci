@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /// PREEMPT_RT: a call that sleeps on RT (spinlock_t, rwlock_t, local_lock_t
-/// and their wrappers, wake-ups, the allocator, clk_enable, regmap) made in
+/// and their wrappers, wake-ups, the allocator, clk_enable, regmap,
+/// get_random_*, runtime PM, the skcipher walk) made in
 /// code that runs in hard interrupt context or with interrupts disabled
 /// even on PREEMPT_RT.
 //# On PREEMPT_RT spinlock_t, rwlock_t and local_lock_t are rtmutex based
@@ -28,6 +29,9 @@
 //#                CPU coming up or going down);
 //#  - cpupm:      cpu_pm notifiers (called from idle with irqs off);
 //#  - syscore:    syscore_ops .suspend / .resume (irqs off, one CPU).
+//#  - pciops:     struct pci_ops .read / .write / .map_bus (also nested in
+//#                a pci_ecam_ops), called under the raw pci_lock with irqs
+//#                off (pci_user_read_config_*(), always taken).
 //# Entry points are recognised only where they are registered in the same
 //# file as their definition.  Patch mode converts a file-scope spinlock_t
 //# to raw_spinlock_t when every acquisition of it in the file is inside such
@@ -77,6 +81,15 @@ def scan_fields(path):
     for m in CHIP_FIELD.finditer('\n'.join(R.lines(path))):
         if m.group(2) != 'NULL':
             add_entry(m.group(2), 'irqchip', 'irq_chip callback .%s' % m.group(1))
+
+# pci_ops nested in another initializer (struct pci_ecam_ops .pci_ops)
+PCI_NESTED = re.compile(r'\.\s*pci_ops\s*=\s*\{([^}]*)\}')
+PCI_FIELD = re.compile(r'\.\s*(read|write|map_bus)\s*=\s*&?([A-Za-z_]\w*)')
+
+def scan_pci(path):
+    for m in PCI_NESTED.finditer('\n'.join(R.lines(path))):
+        for f in PCI_FIELD.finditer(m.group(1)):
+            add_entry(f.group(2), 'pciops', 'pci_ops .%s (raw pci_lock, irqs off)' % f.group(1))
 
 def last_name(e):
     m = re.findall(r'\w+', e)
@@ -170,6 +183,8 @@ h@p(...) { ... }
 @script:python@
 p << fieldcb.p;
 @@
+if p[0].file not in SCANNED:
+    scan_pci(p[0].file)
 scan_fields(p[0].file)
 
 @chained@
@@ -408,6 +423,20 @@ cb << syscore.cb;
 fld << syscore.fld;
 @@
 add_entry(cb, 'syscore', 'syscore_ops %s.%s (irqs off)' % (ops, fld))
+
+// pci_ops config accessors: pci_user_read/write_config_*() call them under
+// raw_spin_lock_irq(&pci_lock) (drivers/pci/access.c), on every arch.
+@pciops@
+identifier ops, cb;
+identifier fld = {read, write, map_bus};
+@@
+struct pci_ops ops = { ..., .fld = cb, ... };
+
+@script:python@
+cb << pciops.cb;
+fld << pciops.fld;
+@@
+add_entry(cb, 'pciops', 'pci_ops .%s (raw pci_lock, irqs off)' % fld)
 
 @script:python join@
 @@
