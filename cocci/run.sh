@@ -22,7 +22,7 @@ top=$(cd "$here/.." && pwd)
 tree=$top/build/linux
 out=$top/build/cocci-report
 jobs=2
-chunk=25
+chunk=50
 timeout=120
 dirs=()
 all=
@@ -94,7 +94,12 @@ for sp in sleeping_lock_atomic sleeping_lock_hardirq; do
 		fi
 	} | sort -u >"$out/raw/$sp.files"
 	rm -f "$out/raw/$sp".chunk.*
-	split -l "$chunk" -d -a 5 "$out/raw/$sp.files" "$out/raw/$sp.chunk."
+	# Each spatch process pays about 1.2 s of CPU to start (Python): at
+	# most $chunk files per process, but no fewer chunks than jobs.
+	n=$(wc -l <"$out/raw/$sp.files")
+	per=$(( (n + jobs - 1) / jobs ))
+	[ "$per" -lt "$chunk" ] && [ "$per" -gt 0 ] && c=$per || c=$chunk
+	split -l "$c" -d -a 5 "$out/raw/$sp.files" "$out/raw/$sp.chunk."
 	# one group per file, so each file is processed on its own
 	ls "$out/raw/$sp".chunk.* 2>/dev/null | grep -v '\.\(out\|err\|rc\)$' |
 		xargs -r -P "$jobs" -I{} sh -c '
