@@ -31,7 +31,12 @@
 //#  - syscore:    syscore_ops .suspend / .resume (irqs off, one CPU).
 //#  - pciops:     struct pci_ops .read / .write / .map_bus (also nested in
 //#                a pci_ecam_ops), called under the raw pci_lock with irqs
-//#                off (pci_user_read_config_*(), always taken).
+//#                off (pci_user_read_config_*(), always taken);
+//#  - perf:       struct pmu .add/.del/.start/.stop/.read, .pmu_enable/
+//#                .pmu_disable and the transaction callbacks, called by
+//#                perf core with irqs off under the raw ctx->lock (or in
+//#                the IPI of perf_event_read()); in a struct pmu
+//#                initializer or a (struct pmu){ ... } compound literal.
 //# Entry points are recognised only where they are registered in the same
 //# file as their definition.  Patch mode converts a file-scope spinlock_t
 //# to raw_spinlock_t when every acquisition of it in the file is inside such
@@ -85,6 +90,20 @@ def scan_fields(path):
 # pci_ops nested in another initializer (struct pci_ecam_ops .pci_ops)
 PCI_NESTED = re.compile(r'\.\s*pci_ops\s*=\s*\{([^}]*)\}')
 PCI_FIELD = re.compile(r'\.\s*(read|write|map_bus)\s*=\s*&?([A-Za-z_]\w*)')
+
+# (struct pmu){ ... } compound literals, which drivers assign to the pmu
+# embedded in their own struct
+PMU_LIT = re.compile(r'\(\s*struct\s+pmu\s*\)\s*\{(.*?)\n\s*\}\s*;', re.S)
+PMU_FIELDS = 'add|del|start|stop|read|pmu_enable|pmu_disable|start_txn|commit_txn|cancel_txn'
+PMU_FIELD = re.compile(r'\.\s*(%s)\s*=\s*&?([A-Za-z_]\w*)' % PMU_FIELDS)
+
+def pmu_ctx(fld):
+    return 'perf pmu .%s (raw ctx->lock, irqs off)' % fld
+
+def scan_pmu(path):
+    for m in PMU_LIT.finditer('\n'.join(R.lines(path))):
+        for f in PMU_FIELD.finditer(m.group(1)):
+            add_entry(f.group(2), 'perf', pmu_ctx(f.group(1)))
 
 def scan_pci(path):
     for m in PCI_NESTED.finditer('\n'.join(R.lines(path))):
@@ -185,6 +204,7 @@ p << fieldcb.p;
 @@
 if p[0].file not in SCANNED:
     scan_pci(p[0].file)
+    scan_pmu(p[0].file)
 scan_fields(p[0].file)
 
 @chained@
@@ -437,6 +457,21 @@ cb << pciops.cb;
 fld << pciops.fld;
 @@
 add_entry(cb, 'pciops', 'pci_ops .%s (raw pci_lock, irqs off)' % fld)
+
+// perf PMU callbacks: perf core calls them with irqs off under the raw
+// perf_event_context lock (kernel/events/core.c), .read also in the IPI
+// of perf_event_read().
+@pmu_init@
+identifier pm, cb;
+identifier fld = {add, del, start, stop, read, pmu_enable, pmu_disable, start_txn, commit_txn, cancel_txn};
+@@
+struct pmu pm = { ..., .fld = cb, ... };
+
+@script:python@
+cb << pmu_init.cb;
+fld << pmu_init.fld;
+@@
+add_entry(cb, 'perf', pmu_ctx(fld))
 
 @script:python join@
 @@

@@ -216,3 +216,50 @@ static int fam_init(void)
 	cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "fam:online", fam_cpu_online, NULL);
 	return 0;
 }
+
+/* --- perf PMU callbacks ------------------------------------------------------ */
+
+static void fam_pmu_add(struct perf_event *event, int flags)
+{
+	struct fd *f = event->pmu_private;
+
+	spin_lock(&f->cfg_lock);	/* expect: perf &f->cfg_lock */
+	spin_unlock(&f->cfg_lock);
+}
+
+static void fam_pmu_read(struct perf_event *event)
+{
+	struct fd *f = event->pmu_private;
+
+	f->buf = kzalloc(8, GFP_ATOMIC);	/* expect: perf kzalloc() */
+}
+
+/* negative: event_init runs from perf_event_open(), it may sleep */
+static int fam_pmu_event_init(struct perf_event *event)
+{
+	struct fd *f = event->pmu_private;
+
+	f->buf = kzalloc(8, GFP_KERNEL);
+	return 0;
+}
+
+static struct pmu fam_pmu = {
+	.event_init = fam_pmu_event_init,
+	.add = fam_pmu_add,
+	.read = fam_pmu_read,
+};
+
+static void fam_pmu2_stop(struct perf_event *event, int flags)
+{
+	pm_runtime_put(event->pmu_private);	/* expect: perf pm_runtime_put() */
+}
+
+static int fam_pmu2_register(struct fd_pmu *p)
+{
+	p->pmu = (struct pmu) {
+		.module = THIS_MODULE,
+		.event_init = fam_pmu_event_init,
+		.stop = fam_pmu2_stop,
+	};
+	return perf_pmu_register(&p->pmu, "fam2", -1);
+}
