@@ -7,7 +7,6 @@
  * libtracecmd then writes the trace.dat from the formats and those pages.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,6 @@
 #define MAX_CPUS	1024
 #define MAX_DUMPS	4096
 #define NS_PER_US	1000ULL
-#define NFTW_FDS	16
 
 struct dump {
 	long off;		/* file offset of its first line */
@@ -326,20 +324,10 @@ static int stage_dir(struct run *r)
 	return write_file(path, "[local] global\n");
 }
 
-static int remove_one(const char *path, const struct stat *st, int type,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 /* the stage holds only what stage_dir() and formats_load() made there */
 static void unstage(struct run *r)
 {
-	if (r->stage[0] &&
-	    nftw(r->stage, remove_one, NFTW_FDS, FTW_DEPTH | FTW_PHYS))
+	if (r->stage[0] && remove_tree(r->stage))
 		fprintf(stderr, "ftdump: could not remove %s\n", r->stage);
 }
 

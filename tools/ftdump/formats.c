@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,7 +24,6 @@
 #include "pathf.h"
 
 #define COPY_CHUNK 65536
-#define NFTW_FDS 16
 #define NAMES_LISTED_LEN 256	/* the unresolved names quoted in a warning */
 
 static int copy_file(const char *from, const char *to, int optional)
@@ -365,15 +363,6 @@ out:
 	return ret;
 }
 
-static int remove_one(const char *path, const struct stat *st, int type,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 int formats_save(const char *tracefs, const char *kallsyms, const char *btf,
 		 const char *dir)
 {
@@ -401,8 +390,7 @@ int formats_save(const char *tracefs, const char *kallsyms, const char *btf,
 		fprintf(stderr, "ftdump: could not save the formats of %s to %s\n",
 			tracefs, dir);
 		/* remove the partial copy: only what we made ourselves */
-		if (nftw(tmp, remove_one, NFTW_FDS, FTW_DEPTH | FTW_PHYS) &&
-		    errno != ENOENT)
+		if (remove_tree(tmp))
 			fprintf(stderr, "ftdump: could not remove %s\n", tmp);
 	}
 	return ret;
