@@ -44,7 +44,7 @@
 #define MAX_CPUS	256
 #define RES_NS		1000ULL		/* the dump prints microseconds */
 #define WINDOW_NS	10000000ULL	/* pairing window (default 10 ms) */
-#define OFFSET_CAP	64		/* twins per record used for the offset */
+#define OFFSET_CAP	64		/* identities more common: not for the offset */
 #define OFFSET_BAND_NS	5000LL		/* clustering of the offset candidates */
 #define TEXT_NAME_MAX	63
 #define FLAG_HARDIRQ	0x08		/* TRACE_FLAG_HARDIRQ, common_flags */
@@ -399,7 +399,7 @@ static int first_offset(struct ctx *c)
 			break;
 		sort_ix(tx, c->t.n[cpu], tr, false);
 		for (i = 0; i < c->d.n[cpu]; i++) {
-			size_t lo = 0, hi = c->t.n[cpu], k, used = 0;
+			size_t lo = 0, hi = c->t.n[cpu], k;
 
 			if (dr[i].text)
 				continue;
@@ -411,8 +411,12 @@ static int first_offset(struct ctx *c)
 				else
 					hi = mid;
 			}
-			for (k = lo; k < c->t.n[cpu] && tr[tx[k]].key == dr[i].key &&
-				     used < OFFSET_CAP; k++, used++) {
+			for (k = lo; k < c->t.n[cpu] && tr[tx[k]].key == dr[i].key;)
+				k++;
+			if (k - lo > OFFSET_CAP)
+				continue;	/* too common to say anything */
+			for (k = lo; k < c->t.n[cpu] && tr[tx[k]].key == dr[i].key;
+			     k++) {
 				if (n == cap) {
 					long long *nv = realloc(v, 2 * cap * sizeof(*v));
 
