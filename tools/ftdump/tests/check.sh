@@ -60,6 +60,14 @@ check "--btf FILE when converting: the same records as the bundle's enums" sh -c
 printf 'HRTIMER_MODE_ABS 0\nnot a line\n' > "$T/noenums/enums"
 check "bad enums file: file:line error, exit 1, no output" sh -c "$FT -f $T/noenums -o $T/be.dat tests/sample.log 2>&1 | grep -q 'noenums/enums:2: not \"NAME VALUE\"'; test \$? -eq 0 && test ! -e $T/be.dat"
 check "--btf of a file without BTF: named, exit 1" sh -c "$FT -f $FMT --btf tests/sample.log -o $T/bb.dat tests/sample.log 2>&1 | grep -q 'sample.log: no BTF there'; test ! -e $T/bb.dat"
+# a print fmt ending in a space ("function=%ps "), kept or cut by the console
+awk '{ print } /irq_handler_entry/ { sub(/121us : irq_handler_entry: .*/, "122us : workqueue_activate_work: work struct ffff888003a1c000 function=process_timeout "); print }' tests/sample.log > "$T/wq.log"
+if conv "$T/wq.log" && grep -q 'workqueue_activate_work: *work=0xffff888003a1c000 function=process_timeout' "$T/x.rec" &&
+   sed 's/ $//' "$T/wq.log" > "$T/wq2.log" && conv "$T/wq2.log" && grep -q 'workqueue_activate_work: *work=0xffff888003a1c000' "$T/x.rec"; then
+	ok "a print fmt's trailing space, with and without it on the console"
+else
+	notok "a print fmt's trailing space"; sed 's/^/# /' "$T/x.err"
+fi
 check "print fmt fixes (unit tests)" build/san/test_fmtfix
 check "__data_loc string, symbolic and %p fields rebuilt" sh -c "grep -q 'irq=24 name=virtio0-input.0' $T/base.rec && grep -q 'vec=7' $T/base.rec && grep -q 'hrtimer=0xa1b2c3d4 function=hrtimer_wakeup' $T/base.rec"
 check "full comm from sched_switch in the pid table" sh -c "trace-cmd report $T/x.dat 2>/dev/null | grep -q 'kworker/0:1-12'"
@@ -131,7 +139,7 @@ cmp_case "a conversion equals itself" 0 'paired 12 (kept as text 1), no twin 0' 
 # as when an interrupt comes between the two writes of sched_wakeup: in the
 # truth it follows the interrupt's records and is 15 us later
 awk '/sched_wakeup/ { w = $0; sub(/110us/, "125us", w); next } { print } /irq_handler_entry/ { print w }' tests/sample.log > "$T/reorder.log"
-cmp_case "reordered by an interrupt, 15 us late: paired" 0 'pairs >= 1000 ns apart 1 .*most 15000 ns' "$T/reorder.log" tests/sample.log
+cmp_case "reordered by an interrupt, 15 us late: paired" 0 '1 pairs >= 1000 ns apart, most 15000 ns' "$T/reorder.log" tests/sample.log
 sed 's/prev_prio=120 prev_state=S/prev_prio=99 prev_state=S/' tests/sample.log > "$T/diff.log"
 cmp_case "a changed field: no twin, and its truth not in the dump" 1 'no twin in the truth: 231 sched_switch .*prev_prio=99' tests/sample.log "$T/diff.log"
 check "compare: ... the truth record named too" grep -q 'not in the dump: 231 sched_switch .*prev_prio=120 prev_state=1 ' "$T/cmp.out"
@@ -140,7 +148,7 @@ cmp_case "a missing record is named" 1 'truth 121000 ns: not in the dump: 0 irq_
 awk '{ print } /irq_handler_entry/ { sub(/121us/, "122us"); sub(/irq=24/, "irq=25"); print }' tests/sample.log > "$T/extra.log"
 cmp_case "an extra record has no twin" 1 'no twin in the truth: 0 irq_handler_entry irq=25' tests/sample.log "$T/extra.log"
 sed -e 's/  120us : softirq_entry/  112us : softirq_entry/' -e 's/  121us : irq_handler_entry/  113us : irq_handler_entry/' tests/sample.log > "$T/early.log"
-cmp_case "dump times 8 us early: after the next record" 1 'twin at 120000 ns, after the next record (bound 114000 ns)' tests/sample.log "$T/early.log"
+cmp_case "dump times 8 us early: a twin after the next record" 1 'twin at 120000 ns, out of its bounds 0..114000 ns' tests/sample.log "$T/early.log"
 check "compare: not trace.dat files: exit 2" sh -c "$CMP tests/sample.log tests/sample.log >/dev/null 2>&1; test \$? -eq 2"
 
 # --- the real viewer: KernelShark 2.2 under Xvfb, screenshot kept

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftdump-compare TRUTH.dat DUMP.dat: compare a converted ftrace dump with
+ * ftdump-compare [-B INSTANCE] TRUTH.dat DUMP.dat: compare a converted ftrace dump with
  * the ground truth recorded into a second tracefs instance at the same
  * time (tests/guest-pending/91-ftdump.sh). Both are read with libtracecmd.
  *
@@ -31,6 +31,7 @@
  * bad use.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ struct rec {
 	uint64_t tkey;		/* pid, event */
 	bool text;		/* the dump kept it as text */
 	bool irq;		/* written in hard interrupt or NMI context */
+	bool truth_first;	/* a function tracer record (see the top) */
 	char *desc;		/* "pid event fields" */
 	long twin;		/* index on the other side, -1: none */
 };
@@ -143,6 +145,7 @@ static int read_one(struct tracecmd_input *h, struct tep_record *record,
 		return 0;
 	if (!tep_get_common_field_val(NULL, ev, "common_flags", record, &flags, 0))
 		r.irq = flags & (FLAG_HARDIRQ | FLAG_NMI);
+	r.truth_first = !strcmp(ev->system, "ftrace") && !strcmp(ev->name, "function");
 	trace_seq_reset(&s->seq);
 	if (text_name(ev, record, name)) {
 		r.text = true;
@@ -165,14 +168,31 @@ static int read_one(struct tracecmd_input *h, struct tep_record *record,
 	return s->err;
 }
 
-static int load(struct side *s)
+/* The handle of the named buffer instance ("trace-cmd extract -B NAME") */
+static struct tracecmd_input *instance(struct tracecmd_input *h,
+				       const char *path, const char *name)
 {
-	struct tracecmd_input *h = tracecmd_open(s->path, 0);
+	int i, n = tracecmd_buffer_instances(h);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(tracecmd_buffer_instance_name(h, i), name))
+			return tracecmd_buffer_instance_handle(h, i);
+	fprintf(stderr, "%s: no buffer instance %s\n", path, name);
+	return NULL;
+}
+
+static int load(struct side *s, const char *name)
+{
+	struct tracecmd_input *top = tracecmd_open(s->path, 0), *h = top;
 	int ret;
 
-	if (!h) {
+	if (!top) {
 		fprintf(stderr, "%s: not a trace.dat libtracecmd reads\n",
 			s->path);
+		return -1;
+	}
+	if (name && !(h = instance(top, s->path, name))) {
+		tracecmd_close(top);
 		return -1;
 	}
 	trace_seq_init(&s->seq);
@@ -180,7 +200,9 @@ static int load(struct side *s)
 	ret = tracecmd_iterate_events(h, NULL, 0, read_one, s);
 	trace_seq_destroy(&s->seq);
 	trace_seq_destroy(&s->raw);
-	tracecmd_close(h);
+	if (h != top)
+		tracecmd_close(h);
+	tracecmd_close(top);
 	if (ret < 0 || s->err) {
 		fprintf(stderr, "%s: could not read its records\n", s->path);
 		return -1;
@@ -460,7 +482,7 @@ static void final_offset(struct ctx *c)
 
 	for (cpu = 0; cpu < c->ncpu; cpu++)
 		for (i = 0; i < c->d.n[cpu]; i++) {
-			if (c->d.r[cpu][i].twin < 0)
+			if (c->d.r[cpu][i].twin < 0 || c->d.r[cpu][i].truth_first)
 				continue;
 			x = (long long)c->t.r[cpu][c->d.r[cpu][i].twin].ts -
 			    (long long)c->d.r[cpu][i].ts;
@@ -525,29 +547,46 @@ static void check_missing(struct ctx *c, int cpu, struct tally *t)
 	}
 }
 
-/* The bound of a pair: the next dumped record (in the dump) whose twin
- * follows this pair's twin in the truth, plus the resolution. */
-static bool late_pair(const struct ctx *c, int cpu, size_t i,
-		      unsigned long long *bound)
+/*
+ * The bounds of a pair. A trace event is written into the top buffer
+ * first: its truth time may not pass the next dumped record whose twin
+ * follows it in the truth. A function tracer record is written into the
+ * instance first (ftrace calls the newest callback first): its truth time
+ * may not pass its own dump time, nor come before the previous dumped
+ * record whose twin precedes it. Each plus the resolution.
+ */
+static bool out_of_bounds(const struct ctx *c, int cpu, size_t i,
+			  long long *lo, long long *hi)
 {
 	const struct rec *dr = c->d.r[cpu];
 	long tw = dr[i].twin;
+	long long x = (long long)c->t.r[cpu][tw].ts - c->off;
 	size_t k;
 
-	for (k = i + 1; k < c->d.n[cpu]; k++)
-		if (dr[k].twin > tw) {
-			*bound = dr[k].ts + RES_NS;
-			break;
-		}
-	if (k == c->d.n[cpu])
-		*bound = dr[i].ts + c->window;	/* the last: only the window */
-	return (long long)c->t.r[cpu][tw].ts - c->off > (long long)*bound;
+	*lo = LLONG_MIN;
+	*hi = (long long)(dr[i].ts + c->window);	/* the last: the window */
+	if (dr[i].truth_first) {
+		*hi = (long long)(dr[i].ts + RES_NS);
+		for (k = i; k-- > 0;)
+			if (dr[k].twin >= 0 && dr[k].twin < tw) {
+				*lo = (long long)(dr[k].ts - RES_NS);
+				break;
+			}
+	} else {
+		for (k = i + 1; k < c->d.n[cpu]; k++)
+			if (dr[k].twin > tw) {
+				*hi = (long long)(dr[k].ts + RES_NS);
+				break;
+			}
+	}
+	return x < *lo || x > *hi;
 }
 
 static void verdict_cpu(struct ctx *c, int cpu, struct tally *t)
 {
 	struct rec *dr = c->d.r[cpu];
-	unsigned long long d, bound = 0;
+	unsigned long long d;
+	long long lo, hi;
 	size_t i;
 
 	for (i = 0; i < c->d.n[cpu]; i++) {
@@ -564,13 +603,12 @@ static void verdict_cpu(struct ctx *c, int cpu, struct tally *t)
 		if (d > t->max_d)
 			t->max_d = d;
 		t->over_res += d >= RES_NS;
-		if (late_pair(c, cpu, i, &bound)) {
+		if (out_of_bounds(c, cpu, i, &lo, &hi)) {
 			t->late++;
-			printf("CPU %d: dump %llu ns: twin at %lld ns, after the "
-			       "next record (bound %llu ns): %s\n", cpu,
-			       dr[i].ts,
+			printf("CPU %d: dump %llu ns: twin at %lld ns, out of "
+			       "its bounds %lld..%lld ns: %s\n", cpu, dr[i].ts,
 			       (long long)c->t.r[cpu][dr[i].twin].ts - c->off,
-			       bound, dr[i].desc);
+			       lo == LLONG_MIN ? 0 : lo, hi, dr[i].desc);
 		}
 	}
 	check_missing(c, cpu, t);
@@ -603,20 +641,21 @@ static int run(struct ctx *c)
 	}
 	printf("dump records %lu: paired %lu (kept as text %lu), no twin %lu; "
 	       "truth records inside the dump without twin %lu (edge %lu); "
-	       "pairs after their next record %lu\n",
+	       "pairs out of their time bounds %lu\n",
 	       t.dumped, t.paired, t.text, t.no_twin, t.missing, t.edge, t.late);
-	printf("time: offset %lld ns; pairs >= %llu ns apart %lu (written "
-	       "around an interrupt or a stall), most %llu ns\n", c->off,
-	       RES_NS, t.over_res, t.max_d);
+	printf("time: offset %lld ns; twin - dump: %lu pairs >= %llu ns "
+	       "apart, most %llu ns\n", c->off, t.over_res, RES_NS, t.max_d);
 	return t.no_twin || t.missing || t.late || !t.paired ? 1 : 0;
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ftdump-compare [--window NS] TRUTH.dat DUMP.dat\n"
+	fprintf(f, "usage: ftdump-compare [-B INSTANCE] [--window NS] TRUTH.dat DUMP.dat\n"
 		   "Pairs every record of a converted ftrace dump with its twin "
 		   "in the ground truth\n(same CPU, pid, event, fields) and "
 		   "reports every record without one.\n"
+		   "  -B, --buffer INSTANCE  the truth's buffer instance "
+		   "(trace-cmd extract -B)\n"
 		   "  --window NS   pairing window (default %llu)\n", WINDOW_NS);
 }
 
@@ -624,10 +663,12 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "window", required_argument, NULL, 'w' },
+		{ "buffer", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctx *c = calloc(1, sizeof(*c));
+	const char *buffer = NULL;
 	char *end;
 	int o, ret, cpu;
 	size_t i;
@@ -635,8 +676,10 @@ int main(int argc, char **argv)
 	if (!c)
 		return 2;
 	c->window = WINDOW_NS;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (o == 'w') {
+	while ((o = getopt_long(argc, argv, "B:h", opts, NULL)) != -1) {
+		if (o == 'B') {
+			buffer = optarg;
+		} else if (o == 'w') {
 			c->window = strtoull(optarg, &end, 10);
 			if (*end || !*optarg || !c->window) {
 				usage(stderr);
@@ -654,7 +697,7 @@ int main(int argc, char **argv)
 	c->t.path = argv[optind];
 	c->d.path = argv[optind + 1];
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	ret = load(&c->t) || load(&c->d) ? 2 : run(c);
+	ret = load(&c->t, buffer) || load(&c->d, NULL) ? 2 : run(c);
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		for (i = 0; i < c->t.n[cpu]; i++)
 			free(c->t.r[cpu][i].desc);
