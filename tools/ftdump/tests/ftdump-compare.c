@@ -13,20 +13,24 @@
  * paired in order, each to the twin nearest in time (a dynamic program:
  * most pairs, then least time difference), within --window.
  *
- * Times: the dump counts microseconds from the top buffer's reset, the
- * truth nanoseconds; their offset is the smallest difference of a pair, so
- * every pair's difference d = truth - offset - dump is >= 0. Between the
- * two writes of one event the CPU can be interrupted (the interrupt's own
- * records then sit between the two writes, after the record in the top
- * buffer and before it in the truth) or, under TCG, stopped by the host;
- * neither has a fixed bound. What is certain is that the second write
- * comes before the CPU writes its next event: a pair's truth time may not
- * pass the dump time of the next dumped record whose twin follows it in
- * the truth, plus the dump's resolution (1 us). That is the tolerance.
+ * Times: the dump counts microseconds (rounded) from the top buffer's
+ * reset, the truth nanoseconds; their offset is the smallest difference of
+ * a trace event's pair. Between the two writes of one event the CPU can be
+ * interrupted (the interrupt's own records then sit between the two
+ * writes, after the record in the top buffer and before it in the truth)
+ * or, under TCG, stopped by the host; neither has a fixed bound. What is
+ * certain is that the second write comes before the CPU writes its next
+ * event: a trace event's truth time may not pass the dump time of the
+ * next dumped record whose twin follows it in the truth, plus the dump's
+ * resolution (1 us). That is the tolerance. Function tracer records are
+ * written the other way round (ftrace calls the callback registered last,
+ * the instance's, first): their truth time may not pass their own dump
+ * time, nor precede the previous dumped record whose twin precedes it,
+ * each plus the resolution.
  *
  * Reported (each record): dumped records without a twin, truth records
  * that fall inside the dump (between the first and the last truth twin of
- * a CPU) without a twin, and pairs later than the tolerance. Exit 0 when
+ * a CPU) without a twin, and pairs out of those bounds. Exit 0 when
  * there are none and at least one record was paired; 1 otherwise; 2 on
  * bad use.
  */
