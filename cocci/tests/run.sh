@@ -99,6 +99,16 @@ patchrun() {
 }
 has() { grep -qF -- "$2" "$1"; }
 count() { grep -cF -- "$2" "$1"; }
+# report_after REPORT CONVERTED KEPT: the report of the patched file no
+# longer names the converted lock and still names the kept one (into det)
+report_after() {
+	! has "$1" "\"&$2\"" || det+=("$2 still reported after the patch")
+	has "$1" "\"&$3\"" || det+=("$3 no longer reported after the patch")
+}
+# verdict NAME: one point from what the checks above collected in det
+verdict() {
+	if [ ${#det[@]} -eq 0 ]; then ok "$1"; else notok "$1" "${det[@]}"; fi
+}
 
 patchrun rawlock.c sleeping_lock_atomic
 f=$tmp/patch-rawlock.c/rawlock.c
@@ -109,10 +119,8 @@ has "$f" 'spin_lock(&only_atomic)' && ! has "$f" ' spin_lock(&only_atomic)' || t
 grep -qE '(^|[^_])spin_(un)?lock\(&only_atomic\)' "$f" && det+=("a spin_lock/unlock of only_atomic is left")
 has "$f" 'static DEFINE_SPINLOCK(both_lock);' || det+=("both_lock (thread and raw context) was converted")
 has "$f" 'static DEFINE_SPINLOCK(s);' || det+=("s (taken through a helper) was converted")
-has "$tmp/patch-rawlock.c.report" '"&only_atomic"' && det+=("only_atomic still reported after the patch")
-has "$tmp/patch-rawlock.c.report" '"&both_lock"' || det+=("both_lock no longer reported after the patch")
-if [ ${#det[@]} -eq 0 ]; then ok "patch mode (atomic): converts only the lock always taken in atomic context"
-else notok "patch mode (atomic): converts only the lock always taken in atomic context" "${det[@]}"; fi
+report_after "$tmp/patch-rawlock.c.report" only_atomic both_lock
+verdict "patch mode (atomic): converts only the lock always taken in atomic context"
 
 patchrun irqchip.c sleeping_lock_hardirq
 f=$tmp/patch-irqchip.c/irqchip.c
@@ -122,10 +130,8 @@ grep -qE '(^|[^_])spin_(un)?lock(_irqsave|_irqrestore)?\(&mask_lock' "$f" && det
 [ "$(count "$f" 'raw_spin_lock_irqsave(&mask_lock, flags)')" = 1 ] || det+=("irqsave site not converted")
 has "$f" 'static DEFINE_SPINLOCK(both_lock);' || det+=("both_lock (also taken in probe) was converted")
 has "$f" 'spinlock_t lock;' || det+=("a struct member lock was converted")
-has "$tmp/patch-irqchip.c.report" '"&mask_lock"' && det+=("mask_lock still reported after the patch")
-has "$tmp/patch-irqchip.c.report" '"&both_lock"' || det+=("both_lock no longer reported after the patch")
-if [ ${#det[@]} -eq 0 ]; then ok "patch mode (hardirq): converts only the lock always taken in hard-irq context"
-else notok "patch mode (hardirq): converts only the lock always taken in hard-irq context" "${det[@]}"; fi
+report_after "$tmp/patch-irqchip.c.report" mask_lock both_lock
+verdict "patch mode (hardirq): converts only the lock always taken in hard-irq context"
 
 # --- runner usage ------------------------------------------------------------------
 "$cocci/run.sh" --tree "$corpus" --out "$tmp/bad" no/such/dir >"$tmp/bad.log" 2>&1

@@ -11,6 +11,29 @@
 #include <ctype.h>
 #include <stdlib.h>
 
+/*
+ * rtlab_parse_range: one "N" or "N-M" of a list at *p, advancing *p past it
+ * (hi = lo for "N"); -1 when it does not start with a digit or a '-' is not
+ * followed by one.  The caller checks the bounds and what follows.
+ */
+static inline int rtlab_parse_range(const char **p, unsigned long *lo, unsigned long *hi)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return -1;
+	*lo = *hi = strtoul(*p, &end, 10);
+	*p = end;
+	if (**p == '-') {
+		(*p)++;
+		if (!isdigit((unsigned char)**p))
+			return -1;
+		*hi = strtoul(*p, &end, 10);
+		*p = end;
+	}
+	return 0;
+}
+
 /* rtlab_cpulist_add: append c to out[0..*n) unless present or full */
 static inline int rtlab_cpulist_add(int *out, unsigned int *n, unsigned int max, int c)
 {
@@ -34,20 +57,8 @@ static inline int rtlab_parse_cpulist(const char *s, int *out, unsigned int max,
 		return -1;
 	for (;;) {
 		unsigned long lo, hi, c;
-		char *end;
 
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		lo = hi = strtoul(p, &end, 10);
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				return -1;
-			hi = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (hi < lo || hi >= limit)
+		if (rtlab_parse_range(&p, &lo, &hi) || hi < lo || hi >= limit)
 			return -1;
 		for (c = lo; c <= hi; c++)
 			if (rtlab_cpulist_add(out, &n, max, (int)c))

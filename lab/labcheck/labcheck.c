@@ -37,6 +37,7 @@
 #include <strings.h>
 
 #include "rtlab/die.h"
+#include "rtlab/opt.h"
 
 #define SPLAT_CONTEXT	40	/* lines of a splat kept after its first */
 #define TAIL_LINES	30	/* console lines shown for a test that died */
@@ -696,14 +697,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
+	if (argc < 2)
+		opt_usage_exit(usage, 2);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		opt_usage_exit(usage, 0);
 	if (!strcmp(argv[1], "guest"))
 		return cmd_guest(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "splats"))
@@ -711,6 +708,5 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "tally"))
 		return cmd_tally(argc - 2, argv + 2);
 	fprintf(stderr, "labcheck: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	opt_usage_exit(usage, 2);
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt cpus=2 mem=512 timeout=300
+# rtlab: kernel=rt cpus=2 mem=512 timeout=300 accel=icount
 # Records the trace.dat fixtures of tools/tracedat2ctf with Debian's
 # trace-cmd into $RTLAB_OUT (copy them to
 # tools/tracedat2ctf/tests/fixtures/guest on the host; `make -C
@@ -15,6 +15,11 @@
 # stopped by SIGINT after RECORD_SECS at the latest, so the 12 recordings
 # stay well inside the header's timeout even under host load (the first
 # version, hackbench -l 50, was killed at 300 s with a host load of ~7).
+# accel=icount (single-threaded TCG): each recording enables and disables
+# tracepoints in the hottest code (sched_switch in __schedule), and live
+# code patching under multi-threaded TCG can leave a vCPU running a stale
+# int3 (Oops: int3 in the CI run of 2026-12-04 and in 3 local boots;
+# docs/HACKING.md, "Live kernel text patching").
 . /rtlab/lib.sh
 
 OUT=${RTLAB_OUT:-/tmp}/tracedat
@@ -67,7 +72,13 @@ record() {
 record events -e sched -e irq -e timer -e workqueue
 # the function tracers record every call: a tight filter keeps them small
 record function -p function -l hrtimer_start_range_ns -l schedule
-record function_graph -p function_graph -g schedule --max-graph-depth 2
+# function_graph with -g alone would hook every traceable function
+# (~45000 call sites patched live); -l keeps it to schedule and the
+# functions it calls.
+record function_graph -p function_graph -g schedule --max-graph-depth 2 \
+	-l schedule -l rcu_note_context_switch -l 'pick_next_task*' \
+	-l 'dequeue_task*' -l 'update_rq_clock*' -l 'finish_task_switch*' \
+	-l psi_task_switch -l 'put_prev_task*'
 record instance -e sched_switch -e irq -B second -e sched_wakeup -e timer
 # 4 KiB per CPU under hackbench: the ring buffer overruns
 record lost -b 4 -e sched -e irq -e timer

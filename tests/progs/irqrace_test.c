@@ -41,11 +41,12 @@
 #include <unistd.h>
 
 #include "rtlab/die.h"
+#include "rtlab/file.h"
+#include "rtlab/opt.h"
 #include "rtlab/tap.h"
 #include "rtlab/time.h"
+#include "irqsim.h"
 
-#define SIM_CTL		"/sys/kernel/debug/rtlab_irqsim/ctl"
-#define SIM_STATUS	"/sys/kernel/debug/rtlab_irqsim/status"
 #define SLOT		4		/* rtlab_irqsim slot of this test */
 #define WATCHER_PRIO	90		/* reacts at once, like an RT daemon */
 #define SCAN_NS		(100 * RTLAB_NSEC_PER_USEC)
@@ -53,6 +54,7 @@
 #define MAX_MISSED_PCT	10		/* threads the watcher may miss */
 
 enum channel { CH_CONNECTOR, CH_COMM };
+static const char *const channel_names[] = { "connector", "comm", NULL };	/* -m, by enum channel */
 
 static enum channel channel = CH_CONNECTOR;
 static int cycles = 1000, prio = 77;
@@ -62,55 +64,13 @@ static atomic_bool found_early;
 static atomic_int round_no;		/* cycle the main thread waits for */
 static atomic_bool stop;
 
-static int sim(const char *cmd)
-{
-	int fd = open(SIM_CTL, O_WRONLY), ret = 0;
-	size_t n = strlen(cmd);
-
-	if (fd < 0)
-		die("%s: %s (is rtlab_irqsim loaded?)", SIM_CTL, strerror(errno));
-	if (write(fd, cmd, n) != (ssize_t)n)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/* irq number and handled count of our slot; false when not requested */
-static bool sim_status(unsigned int *irq, int *handled)
-{
-	FILE *f = fopen(SIM_STATUS, "r");
-	char line[256];
-	bool found = false;
-
-	if (!f)
-		die("%s: %s", SIM_STATUS, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int s, i;
-		int fired, h;
-
-		if (sscanf(line, "%u %u %*s %*u %d %d", &s, &i, &fired, &h) == 4 && s == SLOT) {
-			*irq = i;
-			*handled = h;
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 static bool comm_matches(int pid)
 {
-	char path[64], comm[32] = "";
-	int fd;
-	ssize_t n;
+	char path[64], comm[32];
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	return n > 0 && !strncmp(comm, comm_prefix, strlen(comm_prefix));
+	return rtlab_read_small(path, comm, sizeof(comm)) > 0 &&
+	       !strncmp(comm, comm_prefix, strlen(comm_prefix));
 }
 
 /* The watcher found @pid: set the priority at once, report to main. */
@@ -227,16 +187,14 @@ struct tally {
 static void one_cycle(int c, struct tally *t)
 {
 	struct sched_param sp;
-	unsigned int irq;
+	struct slot_status st;
 	int64_t end;
-	int pid, handled, pol;
+	int pid, pol;
 	bool early, lost;
-	char cmd[32];
 
 	atomic_store(&found_pid, 0);
 	atomic_store(&round_no, c);
-	snprintf(cmd, sizeof(cmd), "request %d rq", SLOT);
-	if (sim(cmd))
+	if (sim("request %d rq", SLOT))
 		die("request of slot %d failed", SLOT);
 	end = now_ns() + WAIT_NS;
 	while (!(pid = atomic_load(&found_pid)) && now_ns() < end)
@@ -245,9 +203,8 @@ static void one_cycle(int c, struct tally *t)
 		t->missed++;
 		goto out;
 	}
-	snprintf(cmd, sizeof(cmd), "fire %d", SLOT);
-	sim(cmd);
-	for (int i = 0; i < 200 && sim_status(&irq, &handled) && !handled; i++)
+	sim("fire %d", SLOT);
+	for (int i = 0; i < 200 && sim_status(SLOT, &st) && !st.handled; i++)
 		usleep(100);
 	usleep(1000);
 	pol = sched_getscheduler(pid);
@@ -264,8 +221,7 @@ static void one_cycle(int c, struct tally *t)
 			     c, pid, pol, sp.sched_priority);
 	}
 out:
-	snprintf(cmd, sizeof(cmd), "free %d", SLOT);
-	sim(cmd);
+	sim("free %d", SLOT);
 }
 
 static void usage(FILE *f)
@@ -280,24 +236,20 @@ static void parse_args(int argc, char **argv)
 {
 	int opt;
 
-	if (argc > 1 && !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		exit(0);
-	}
+	if (argc > 1 && !strcmp(argv[1], "--help"))
+		opt_usage_exit(usage, 0);
 	while ((opt = getopt(argc, argv, "m:c:p:h")) != -1) {
 		switch (opt) {
-		case 'm':
-			if (!strcmp(optarg, "connector"))
-				channel = CH_CONNECTOR;
-			else if (!strcmp(optarg, "comm"))
-				channel = CH_COMM;
-			else
+		case 'm': {
+			int ch = opt_choice(channel_names, optarg);
+
+			if (ch < 0)
 				die_usage("-m: unknown channel '%s' (connector or comm)", optarg);
+			channel = (enum channel)ch;
 			break;
+		}
 		case 'c':
-			cycles = atoi(optarg);
-			if (cycles < 1)
-				die_usage("-c: at least one cycle");
+			cycles = sim_cycles_opt(optarg);
 			break;
 		case 'p':
 			prio = atoi(optarg);
@@ -305,11 +257,9 @@ static void parse_args(int argc, char **argv)
 				die_usage("-p: priority 1 to 99, not the default 50");
 			break;
 		case 'h':
-			usage(stdout);
-			exit(0);
+			opt_usage_exit(usage, 0);
 		default:
-			usage(stderr);
-			exit(RTLAB_EXIT_ERROR);
+			opt_usage_exit(usage, RTLAB_EXIT_ERROR);
 		}
 	}
 	if (optind != argc)
@@ -320,22 +270,18 @@ int main(int argc, char **argv)
 {
 	struct sched_param sp = { .sched_priority = WATCHER_PRIO };
 	struct tally t = { 0 };
-	unsigned int irq;
-	int handled, floor;
+	struct slot_status st;
+	int floor;
 	pthread_t watcher;
-	char cmd[32];
 
 	parse_args(argc, argv);
 	/* learn the irq number of the slot (its mapping stays across frees) */
-	snprintf(cmd, sizeof(cmd), "free %d", SLOT);
-	sim(cmd);
-	snprintf(cmd, sizeof(cmd), "request %d rq", SLOT);
-	if (sim(cmd) || !sim_status(&irq, &handled))
+	sim("free %d", SLOT);
+	if (sim("request %d rq", SLOT) || !sim_status(SLOT, &st))
 		die("cannot request slot %d", SLOT);
-	snprintf(comm_prefix, sizeof(comm_prefix), "irq/%u-", irq);
+	snprintf(comm_prefix, sizeof(comm_prefix), "irq/%u-", st.irq);
 	floor = scan_proc(0);
-	snprintf(cmd, sizeof(cmd), "free %d", SLOT);
-	sim(cmd);
+	sim("free %d", SLOT);
 
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
 		die("sched_setscheduler(FIFO %d): %s", WATCHER_PRIO, strerror(errno));
@@ -351,9 +297,9 @@ int main(int argc, char **argv)
 	diag("%s, %d cycles, irq %u: set before the kernel's default %d times (%d of them lost), "
 	     "after it %d times (%d lost); thread not seen in %d cycles",
 	     channel == CH_CONNECTOR ? "proc connector fork event" : "/proc comm scan",
-	     cycles, irq, t.early, t.early_lost, t.late, t.late_lost, t.missed);
+	     cycles, st.irq, t.early, t.early_lost, t.late, t.late_lost, t.missed);
 	printf("RESULT channel=%s cycles=%d early=%d early_lost=%d late=%d late_lost=%d missed=%d\n",
-	       channel == CH_CONNECTOR ? "connector" : "comm", cycles, t.early, t.early_lost,
+	       channel_names[channel], cycles, t.early, t.early_lost,
 	       t.late, t.late_lost, t.missed);
 	return t.late_lost || t.missed * 100 > cycles * MAX_MISSED_PCT ? RTLAB_EXIT_FAIL : 0;
 }

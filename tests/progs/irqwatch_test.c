@@ -31,16 +31,19 @@
 
 #include "rtlab/json.h"
 #include "rtlab/die.h"
+#include "rtlab/opt.h"
 #include "rtlab/tap.h"
 #include "rtlab/time.h"
+#include "irqsim.h"
 
-#define SIM_CTL		"/sys/kernel/debug/rtlab_irqsim/ctl"
-#define SIM_STATUS	"/sys/kernel/debug/rtlab_irqsim/status"
 #define PROC_IRQS	"/proc/interrupts"
 #define SYS_GEN		"/sys/kernel/irq/generation"
 #define WAIT_MS		5000	/* longest wait for a wake-up or a thread */
 #define WAIT_NS		(WAIT_MS * RTLAB_NSEC_PER_MSEC)
 
+/* -s: the file a poller waits on */
+static const char *const source_names[] = { "proc", "sysfs", NULL };
+static const char *const source_paths[] = { PROC_IRQS, SYS_GEN };
 static const char *source_path = PROC_IRQS;
 static bool use_epoll;
 static int npollers = 1, cycles = 100, prio = 77;
@@ -52,53 +55,6 @@ static void sleep_ms(int ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-/* Send one command to rtlab_irqsim; returns 0 or -errno. */
-static int sim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sim(const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-	int fd, n, ret = 0;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(SIM_CTL, O_WRONLY);
-	if (fd < 0)
-		die("%s: %s (is rtlab_irqsim loaded?)", SIM_CTL, strerror(errno));
-	if (write(fd, buf, (size_t)n) != n)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-struct slot_status {
-	unsigned int irq;
-	char name[64];
-	uint64_t request_ns, start_ns;
-	int fired, handled;
-};
-
-/* Read the status line of @slot; false when the slot is not requested. */
-static bool sim_status(unsigned int slot, struct slot_status *st)
-{
-	FILE *f = fopen(SIM_STATUS, "r");
-	unsigned int s;
-	bool found = false;
-
-	if (!f)
-		die("%s: %s", SIM_STATUS, strerror(errno));
-	while (fscanf(f, "%u %u %63s %lu %d %d %lu", &s, &st->irq, st->name,
-		      &st->request_ns, &st->fired, &st->handled, &st->start_ns) == 7) {
-		if (s == slot) {
-			found = true;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
 }
 
 /* Read a whole file from offset 0 (acknowledges a notification). */
@@ -871,14 +827,14 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((opt = getopt(argc, argv, "s:en:c:p:j:")) != -1) {
 		switch (opt) {
-		case 's':
-			if (!strcmp(optarg, "proc"))
-				source_path = PROC_IRQS;
-			else if (!strcmp(optarg, "sysfs"))
-				source_path = SYS_GEN;
-			else
+		case 's': {
+			int src = opt_choice(source_names, optarg);
+
+			if (src < 0)
 				die_usage("-s: unknown source '%s' (proc or sysfs)", optarg);
+			source_path = source_paths[src];
 			break;
+		}
 		case 'e':
 			use_epoll = true;
 			break;
@@ -888,9 +844,7 @@ int main(int argc, char **argv)
 				die_usage("-n: 1 to 1000 pollers");
 			break;
 		case 'c':
-			cycles = atoi(optarg);
-			if (cycles < 1)
-				die_usage("-c: at least one cycle");
+			cycles = sim_cycles_opt(optarg);
 			break;
 		case 'p':
 			prio = atoi(optarg);
@@ -901,8 +855,7 @@ int main(int argc, char **argv)
 			json_out = optarg;
 			break;
 		default:
-			usage(stderr);
-			return 2;
+			opt_usage_exit(usage, 2);
 		}
 	}
 	if (!strcmp(cmd, "pollers"))
@@ -921,6 +874,5 @@ int main(int argc, char **argv)
 		return cmd_perms();
 	if (!strcmp(cmd, "pidns"))
 		return cmd_pidns();
-	usage(stderr);
-	return 2;
+	opt_usage_exit(usage, 2);
 }

@@ -46,6 +46,7 @@
 #include <cjson/cJSON.h>
 
 #include "rtlab/die.h"
+#include "rtlab/opt.h"
 #include "rtlab/time.h"
 
 #define MAX_TASKS	64
@@ -840,16 +841,13 @@ static int run_pingpong(double duration, int warmup_ms, int cpu_a, int cpu_b, co
 
 static int parse_cpu_opt(const char *s, const char *opt)
 {
-	char *end;
-	long v;
+	int v;
 
 	if (!strcmp(s, "none"))
 		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v >= CPU_SETSIZE)
+	if (!opt_int(s, 0, CPU_SETSIZE - 1, &v))
 		die_usage("%s: '%s' is not a CPU number or none", opt, s);
-	return (int)v;
+	return v;
 }
 
 int main(int argc, char **argv)
@@ -888,16 +886,10 @@ int main(int argc, char **argv)
 			if (end == optarg || *end || !(duration > 0 && duration <= 86400))
 				die_usage("--duration: '%s' is not a number of seconds in (0, 86400]", optarg);
 			break;
-		case 'w': {
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > 60000)
+		case 'w':
+			if (!opt_int(optarg, 0, 60000, &warmup_ms))
 				die_usage("--warmup: '%s' is not a number of ms in 0..60000", optarg);
-			warmup_ms = (int)v;
 			break;
-		}
 		case 'j':
 			json = optarg;
 			break;
@@ -905,8 +897,7 @@ int main(int argc, char **argv)
 			mlock = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			opt_usage_exit(usage, 0);
 		case O_MAIN_CPU:
 			main_cpu = parse_cpu_opt(optarg, "--main-cpu");
 			break;
@@ -923,17 +914,11 @@ int main(int argc, char **argv)
 				die_usage("--policy: unknown policy '%s' (fifo, rr, other)", optarg);
 			pp_opts = true;
 			break;
-		case O_PRIO: {
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > 99)
+		case O_PRIO:
+			if (!opt_int(optarg, 0, 99, &pp.prio))
 				die_usage("--prio: '%s' is not a priority 0..99", optarg);
-			pp.prio = (int)v;
 			pp_opts = true;
 			break;
-		}
 		case O_CPUS: {
 			char *comma = strchr(optarg, ',');
 
@@ -948,8 +933,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		default:
-			usage(stderr);
-			return 2;
+			opt_usage_exit(usage, 2);
 		}
 	}
 	if (optind < argc)

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "rtlab/die.h"
+#include "rtlab/opt.h"
 #include "rtlab/tap.h"
 #include "tpm_tis.h"
 
@@ -368,9 +369,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		opt_usage_exit(usage, 0);
 	return cmd_qtrace(argc, argv);
 }

@@ -36,6 +36,7 @@
 #include <openssl/evp.h>
 
 #include "rtlab/die.h"
+#include "rtlab/opt.h"
 #include "rtlab/tap.h"
 #include "tpm_tis.h"
 
@@ -115,26 +116,26 @@ static uint8_t take8(struct rsp *r)
 	return need(r, 1) ? r->p[r->off++] : 0;
 }
 
-static uint16_t take16(struct rsp *r)
+/* the next big-endian field of n (2 or 4) bytes; 0 once the response is short */
+static uint32_t take_be(struct rsp *r, size_t n)
 {
-	uint16_t v = 0;
+	uint32_t v = 0;
 
-	if (need(r, 2)) {
-		v = get16(r->p + r->off);
-		r->off += 2;
+	if (need(r, n)) {
+		v = n == 2 ? get16(r->p + r->off) : get32(r->p + r->off);
+		r->off += n;
 	}
 	return v;
 }
 
+static uint16_t take16(struct rsp *r)
+{
+	return (uint16_t)take_be(r, 2);
+}
+
 static uint32_t take32(struct rsp *r)
 {
-	uint32_t v = 0;
-
-	if (need(r, 4)) {
-		v = get32(r->p + r->off);
-		r->off += 4;
-	}
-	return v;
+	return take_be(r, 4);
 }
 
 static const uint8_t *takebytes(struct rsp *r, size_t n)
@@ -635,9 +636,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		opt_usage_exit(usage, 0);
 	return cmd_cmds(argc, argv);
 }

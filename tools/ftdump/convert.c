@@ -17,6 +17,7 @@
 
 #include "comms.h"
 #include "convert.h"
+#include "rtlab/file.h"
 #include "enums.h"
 #include "formats.h"
 #include "pathf.h"
@@ -327,7 +328,7 @@ static int stage_dir(struct run *r)
 /* the stage holds only what stage_dir() and formats_load() made there */
 static void unstage(struct run *r)
 {
-	if (r->stage[0] && remove_tree(r->stage))
+	if (r->stage[0] && rtlab_remove_tree(r->stage) && errno != ENOENT)
 		fprintf(stderr, "ftdump: could not remove %s\n", r->stage);
 }
 

@@ -22,6 +22,7 @@
 #include "fmtfix.h"
 #include "formats.h"
 #include "pathf.h"
+#include "rtlab/file.h"
 
 #define COPY_CHUNK 65536
 #define NAMES_LISTED_LEN 256	/* the unresolved names quoted in a warning */
@@ -390,7 +391,8 @@ int formats_save(const char *tracefs, const char *kallsyms, const char *btf,
 		fprintf(stderr, "ftdump: could not save the formats of %s to %s\n",
 			tracefs, dir);
 		/* remove the partial copy: only what we made ourselves */
-		if (remove_tree(tmp))
+		if (rtlab_remove_tree(tmp) &&
+		    errno != ENOENT)
 			fprintf(stderr, "ftdump: could not remove %s\n", tmp);
 	}
 	return ret;

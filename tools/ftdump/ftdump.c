@@ -10,9 +10,11 @@
 
 #include "convert.h"
 #include "formats.h"
+#include "rtlab/opt.h"
 
 #define DEFAULT_MAX_ERRORS 20
 #define MAX_ARG_PATH 2048
+#define MAX_COUNT 1000000	/* largest --dump and --max-errors */
 
 static void usage(FILE *f)
 {
@@ -48,17 +50,6 @@ static void usage(FILE *f)
 		DEFAULT_MAX_ERRORS);
 }
 
-static int to_int(const char *s, int *v)
-{
-	char *end;
-	long n = strtol(s, &end, 10);
-
-	if (!*s || *end || n < 0 || n > 1000000)
-		return -1;
-	*v = (int)n;
-	return 0;
-}
-
 enum { OPT_SAVE = 256, OPT_TRACEFS, OPT_KALLSYMS, OPT_BTF };
 
 int main(int argc, char **argv)
@@ -88,7 +79,7 @@ int main(int argc, char **argv)
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
 		case 'd':
-			if (to_int(optarg, &o.dump) || !o.dump) {
+			if (!opt_int(optarg, 1, MAX_COUNT, &o.dump)) {
 				fprintf(stderr, "ftdump: --dump wants a number from 1\n");
 				return 2;
 			}
@@ -97,7 +88,7 @@ int main(int argc, char **argv)
 		case 's': o.strict = true; break;
 		case 'q': o.quiet = true; break;
 		case 'e':
-			if (to_int(optarg, &o.max_errors)) {
+			if (!opt_int(optarg, 0, MAX_COUNT, &o.max_errors)) {
 				fprintf(stderr, "ftdump: --max-errors wants a number\n");
 				return 2;
 			}
@@ -106,8 +97,8 @@ int main(int argc, char **argv)
 		case OPT_TRACEFS: tracefs = optarg; break;
 		case OPT_KALLSYMS: kallsyms = optarg; break;
 		case OPT_BTF: o.btf = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': opt_usage_exit(usage, 0);
+		default: opt_usage_exit(usage, 2);
 		}
 	}
 	/* paths inside these stay far below PATH_LEN (pathf.h) */
@@ -120,10 +111,8 @@ int main(int argc, char **argv)
 	if (save)
 		return optind == argc &&
 		       !formats_save(tracefs, kallsyms, o.btf, save) ? 0 : 1;
-	if (optind + 1 != argc || (!o.formats && !o.list)) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind + 1 != argc || (!o.formats && !o.list))
+		opt_usage_exit(usage, 2);
 	o.log = argv[optind];
 	return convert_run(&o);
 }

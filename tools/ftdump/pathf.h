@@ -10,10 +10,4 @@
 int pathf(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-#define REMOVE_FDS 16
-
-/* Remove dir and what is in it, symlinks themselves (not their targets);
- * 0 also when dir does not exist. */
-int remove_tree(const char *dir);
-
 #endif

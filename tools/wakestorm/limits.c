@@ -312,16 +312,6 @@ void ws_env_read(struct ws_env *env)
 		env->dl_period_max_us = WS_UNLIMITED;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 uint64_t ws_thread_mem(const struct ws_opts *o, const struct ws_env *env)
 {
 	uint64_t m = WS_THREAD_OVERHEAD;
@@ -338,16 +328,16 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 	unsigned int i;
 
 	if (o->stack_size < env->stack_min)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-s/--stack-size %zu: below this system's minimum thread stack (PTHREAD_STACK_MIN %zu)",
 			o->stack_size, env->stack_min);
 
 	for (i = 0; i < o->ncpus; i++) {
 		if (!ws_cpu_in(env->online, o->cpus[i]))
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"-a/--cpus: CPU %d is not online", o->cpus[i]);
 		if (!ws_cpu_in(env->allowed, o->cpus[i]))
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"-a/--cpus: CPU %d is not in this process's allowed CPUs (taskset/cpuset)",
 				o->cpus[i]);
 	}
@@ -356,36 +346,36 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 	if ((o->policy == WS_POLICY_FIFO || o->policy == WS_POLICY_RR) &&
 	    !env->cap_sys_nice && env->rlimit_rtprio != WS_UNLIMITED &&
 	    env->rlimit_rtprio < (uint64_t)o->priority)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-p/--policy %s -P %d: not permitted: needs capability CAP_SYS_NICE or RLIMIT_RTPRIO (ulimit -r) >= %d, which is %llu",
 			ws_policy_name(o->policy), o->priority, o->priority,
 			(unsigned long long)env->rlimit_rtprio);
 	if (o->policy == WS_POLICY_DEADLINE && !env->cap_sys_nice)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-p/--policy deadline: not permitted: SCHED_DEADLINE needs capability CAP_SYS_NICE");
 
 	if (env->threads_max != WS_UNLIMITED &&
 	    env->nr_threads + n + 1 > env->threads_max)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-n/--threads %llu: too many threads: the kernel allows %llu (kernel.threads-max) and %llu exist already",
 			(unsigned long long)n,
 			(unsigned long long)env->threads_max,
 			(unsigned long long)env->nr_threads);
 	if (env->pid_max != WS_UNLIMITED && env->nr_threads + n + 1 > env->pid_max)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-n/--threads %llu: too many threads: only %llu ids exist (kernel.pid_max) and %llu are in use",
 			(unsigned long long)n, (unsigned long long)env->pid_max,
 			(unsigned long long)env->nr_threads);
 	if (!env->nproc_exempt && env->rlimit_nproc != WS_UNLIMITED &&
 	    env->user_threads + n > env->rlimit_nproc)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-n/--threads %llu: too many threads: RLIMIT_NPROC (ulimit -u) is %llu and this user runs %llu already (CAP_SYS_RESOURCE lifts the limit)",
 			(unsigned long long)n,
 			(unsigned long long)env->rlimit_nproc,
 			(unsigned long long)env->user_threads);
 	if (env->cg_pids_max != WS_UNLIMITED &&
 	    env->cg_pids_current + n > env->cg_pids_max)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-n/--threads %llu: too many threads: the cgroup's pids.max is %llu and %llu are in use",
 			(unsigned long long)n,
 			(unsigned long long)env->cg_pids_max,
@@ -393,7 +383,7 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 	/* a thread stack is one mapping plus its guard page */
 	if (env->max_map_count != WS_UNLIMITED &&
 	    env->map_count + 2 * n + 16 > env->max_map_count)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-n/--threads %llu: too many threads: their stacks need %llu memory mappings, vm.max_map_count is %llu",
 			(unsigned long long)n,
 			(unsigned long long)(env->map_count + 2 * n),
@@ -402,7 +392,7 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 	stack_vm = n * ((uint64_t)o->stack_size + env->page_size);
 	if (env->rlimit_as != WS_UNLIMITED &&
 	    env->vm_size + stack_vm > env->rlimit_as)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-n/--threads %llu with -s/--stack-size %zu: the stacks need %.1f MiB of address space, RLIMIT_AS (ulimit -v) leaves %.1f MiB",
 			(unsigned long long)n, o->stack_size, MiB(stack_vm),
 			MiB(env->rlimit_as > env->vm_size ?
@@ -411,7 +401,7 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 	need = n * ws_thread_mem(o, env) +
 	       o->iterations * sizeof(struct ws_expiry_rec);
 	if (env->mem_available != WS_UNLIMITED && need > env->mem_available)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-n/--threads %llu%s: needs about %.1f MiB of memory, MemAvailable is %.1f MiB",
 			(unsigned long long)n,
 			o->mlock ? " with -m/--mlock" : "", MiB(need),
@@ -420,7 +410,7 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 		have = env->cg_mem_max > env->cg_mem_current ?
 		       env->cg_mem_max - env->cg_mem_current : 0;
 		if (need > have)
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"-n/--threads %llu%s: needs about %.1f MiB of memory, the cgroup's memory limit leaves %.1f MiB",
 				(unsigned long long)n,
 				o->mlock ? " with -m/--mlock" : "", MiB(need),
@@ -429,7 +419,7 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 	if (o->mlock && !env->cap_ipc_lock &&
 	    env->rlimit_memlock != WS_UNLIMITED &&
 	    env->vm_size + stack_vm > env->rlimit_memlock)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-m/--mlock: locking %.1f MiB exceeds RLIMIT_MEMLOCK (ulimit -l) of %.1f MiB; needs capability CAP_IPC_LOCK or a higher limit",
 			MiB(env->vm_size + stack_vm), MiB(env->rlimit_memlock));
 
@@ -440,7 +430,7 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 		if (p_us < env->dl_period_min_us ||
 		    (env->dl_period_max_us != WS_UNLIMITED &&
 		     p_us > env->dl_period_max_us))
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"--dl-period %llu us: outside the kernel's range %llu..%llu us (kernel.sched_deadline_period_min_us/max_us)",
 				(unsigned long long)p_us,
 				(unsigned long long)env->dl_period_min_us,
@@ -451,7 +441,7 @@ int ws_check_limits(const struct ws_opts *o, const struct ws_env *env,
 			cap = (double)env->rt_runtime_us /
 			      (double)env->rt_period_us * env->nr_online;
 			if (want > cap)
-				return fail(err, errlen,
+				return ws_fail(err, errlen,
 					"-n/--threads %llu with --dl-runtime/--dl-period: needs %.2f CPUs of SCHED_DEADLINE bandwidth, admission control allows at most %.2f (kernel.sched_rt_runtime_us/sched_rt_period_us x %u CPUs)",
 					(unsigned long long)n, want, cap,
 					env->nr_online);

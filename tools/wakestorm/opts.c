@@ -12,7 +12,7 @@
 #include "opts.h"
 #include "rtlab/cpulist.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int ws_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -22,17 +22,31 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-int ws_parse_uint(const char *s, unsigned long long min,
-		  unsigned long long max, unsigned long long *v)
+/*
+ * The decimal number s starts with into *x, and what follows it into *rest
+ * (a unit suffix, or ""): -1 when s starts with no digit or overflows.
+ */
+static int parse_leading(const char *s, unsigned long long *x, const char **rest)
 {
-	unsigned long long x;
 	char *end;
 
 	if (!s || !isdigit((unsigned char)s[0]))
 		return -1;
 	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || x < min || x > max)
+	*x = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	*rest = end;
+	return 0;
+}
+
+int ws_parse_uint(const char *s, unsigned long long min,
+		  unsigned long long max, unsigned long long *v)
+{
+	unsigned long long x;
+	const char *end;
+
+	if (parse_leading(s, &x, &end) || *end || x < min || x > max)
 		return -1;
 	*v = x;
 	return 0;
@@ -45,14 +59,10 @@ int ws_parse_time(const char *s, uint64_t *ns)
 		{ "s", 1000000000 }, { "", 1000 },
 	};
 	unsigned long long x;
-	char *end;
+	const char *end;
 	size_t i;
 
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno)
+	if (parse_leading(s, &x, &end))
 		return -1;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].sfx))
@@ -68,13 +78,9 @@ int ws_parse_time(const char *s, uint64_t *ns)
 int ws_parse_size(const char *s, size_t *bytes)
 {
 	unsigned long long x, mul = 1;
-	char *end;
+	const char *end;
 
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno)
+	if (parse_leading(s, &x, &end))
 		return -1;
 	if (!strcmp(end, "K") || !strcmp(end, "k"))
 		mul = 1024;
@@ -208,7 +214,32 @@ static void set_defaults(struct ws_opts *o)
 }
 
 
-/* parse_opt: one option with a value or a flag; 0 or fail()'s -1 */
+/* "<option> '<value>': expected <what>" into err, and -1: a bad value */
+static int bad_value(int c, const char *arg, char *err, size_t errlen,
+		     const char *what_fmt, ...) __attribute__((format(printf, 5, 6)));
+static int bad_value(int c, const char *arg, char *err, size_t errlen,
+		     const char *what_fmt, ...)
+{
+	char name[48], what[160];
+	va_list ap;
+
+	va_start(ap, what_fmt);
+	vsnprintf(what, sizeof(what), what_fmt, ap);
+	va_end(ap);
+	return ws_fail(err, errlen, "%s '%s': expected %s",
+		       opt_name(c, name, sizeof(name)), arg, what);
+}
+
+/* a TIME option above zero into *ns; example is a typical value, for the message */
+static int parse_time_opt(int c, const char *arg, const char *example, uint64_t *ns,
+			  char *err, size_t errlen)
+{
+	if (ws_parse_time(arg, ns) || !*ns)
+		return bad_value(c, arg, err, errlen, "a time above zero such as %s", example);
+	return 0;
+}
+
+/* parse_opt: one option with a value or a flag; 0 or ws_fail()'s -1 */
 static int parse_opt(int c, const char *arg, struct ws_opts *o,
 		     struct parse_seen *seen, char *err, size_t errlen)
 {
@@ -219,19 +250,15 @@ static int parse_opt(int c, const char *arg, struct ws_opts *o,
 	switch (c) {
 	case 'n':
 		if (ws_parse_uint(arg, 1, WS_MAX_THREADS, &v))
-			return fail(err, errlen,
-				"%s '%s': expected a number of threads between 1 and %u",
-				opt_name(c, name, sizeof(name)), arg,
-				WS_MAX_THREADS);
+			return bad_value(c, arg, err, errlen,
+				"a number of threads between 1 and %u", WS_MAX_THREADS);
 		o->threads = (unsigned int)v;
 		break;
 	case 'a':
 		n = ws_parse_cpulist(arg, o->cpus, WS_MAX_CPUS);
 		if (n <= 0)
-			return fail(err, errlen,
-				"%s '%s': expected a CPU list such as 1 or 0-3,6 (each CPU once, below %u)",
-				opt_name(c, name, sizeof(name)), arg,
-				WS_MAX_CPUS);
+			return bad_value(c, arg, err, errlen,
+				"a CPU list such as 1 or 0-3,6 (each CPU once, below %u)", WS_MAX_CPUS);
 		o->ncpus = (unsigned int)n;
 		break;
 	case 'p':
@@ -244,15 +271,13 @@ static int parse_opt(int c, const char *arg, struct ws_opts *o,
 		else if (!strcmp(arg, "deadline"))
 			o->policy = WS_POLICY_DEADLINE;
 		else
-			return fail(err, errlen,
-				"%s '%s': expected other, fifo, rr or deadline",
-				opt_name(c, name, sizeof(name)), arg);
+			return bad_value(c, arg, err, errlen,
+				"other, fifo, rr or deadline");
 		break;
 	case 'P':
 		if (ws_parse_uint(arg, 1, 99, &v))
-			return fail(err, errlen,
-				"%s '%s': expected a priority between 1 and 99",
-				opt_name(c, name, sizeof(name)), arg);
+			return bad_value(c, arg, err, errlen,
+				"a priority between 1 and 99");
 		o->priority = (int)v;
 		seen->prio = true;
 		break;
@@ -261,10 +286,8 @@ static int parse_opt(int c, const char *arg, struct ws_opts *o,
 	case OPT_DL_PERIOD: {
 		uint64_t t;
 
-		if (ws_parse_time(arg, &t) || t == 0)
-			return fail(err, errlen,
-				"%s '%s': expected a time above zero such as 100us",
-				opt_name(c, name, sizeof(name)), arg);
+		if (parse_time_opt(c, arg, "100us", &t, err, errlen))
+			return -1;
 		if (c == OPT_DL_RUNTIME)
 			o->dl_runtime_ns = t;
 		else if (c == OPT_DL_DEADLINE)
@@ -275,46 +298,30 @@ static int parse_opt(int c, const char *arg, struct ws_opts *o,
 		break;
 	}
 	case 't':
-		if (ws_parse_time(arg, &o->period_ns) || !o->period_ns)
-			return fail(err, errlen,
-				"%s '%s': expected a time above zero such as 10ms",
-				opt_name(c, name, sizeof(name)), arg);
-		break;
+		return parse_time_opt(c, arg, "10ms", &o->period_ns, err, errlen);
 	case 'i':
 		if (ws_parse_uint(arg, 1, UINT32_MAX, &v))
-			return fail(err, errlen,
-				"%s '%s': expected a number of expiries between 1 and %u",
-				opt_name(c, name, sizeof(name)), arg,
-				UINT32_MAX);
+			return bad_value(c, arg, err, errlen,
+				"a number of expiries between 1 and %u", UINT32_MAX);
 		o->iterations = v;
 		seen->iter = true;
 		break;
 	case 'D':
-		if (ws_parse_time(arg, &seen->duration) || !seen->duration)
-			return fail(err, errlen,
-				"%s '%s': expected a time above zero such as 5s",
-				opt_name(c, name, sizeof(name)), arg);
-		break;
+		return parse_time_opt(c, arg, "5s", &seen->duration, err, errlen);
 	case OPT_START_DELAY:
-		if (ws_parse_time(arg, &o->start_delay_ns) ||
-		    !o->start_delay_ns)
-			return fail(err, errlen,
-				"%s '%s': expected a time above zero such as 200ms",
-				opt_name(c, name, sizeof(name)), arg);
-		break;
+		return parse_time_opt(c, arg, "200ms", &o->start_delay_ns, err, errlen);
 	case 's':
 		if (ws_parse_size(arg, &o->stack_size) ||
 		    o->stack_size == 0)
-			return fail(err, errlen,
-				"%s '%s': expected a size such as 65536, 64K or 1M",
-				opt_name(c, name, sizeof(name)), arg);
+			return bad_value(c, arg, err, errlen,
+				"a size such as 65536, 64K or 1M");
 		break;
 	case 'm':
 		o->mlock = true;
 		break;
 	case 'j':
 		if (!*arg)
-			return fail(err, errlen, "%s: empty file name",
+			return ws_fail(err, errlen, "%s: empty file name",
 				    opt_name(c, name, sizeof(name)));
 		o->json_path = arg;
 		break;
@@ -322,7 +329,7 @@ static int parse_opt(int c, const char *arg, struct ws_opts *o,
 		o->quiet = true;
 		break;
 	default:
-		return fail(err, errlen, "%s: unknown option", opt_name(c, name, sizeof(name)));
+		return ws_fail(err, errlen, "%s: unknown option", opt_name(c, name, sizeof(name)));
 	}
 	return 0;
 }
@@ -333,22 +340,22 @@ static int check_opts(struct ws_opts *o, const struct parse_seen *seen,
 {
 	if (seen->prio && o->policy != WS_POLICY_FIFO &&
 	    o->policy != WS_POLICY_RR)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-P/--priority: only for --policy fifo or rr, not %s",
 			ws_policy_name(o->policy));
 	if (seen->dl && o->policy != WS_POLICY_DEADLINE)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"--dl-runtime/--dl-deadline/--dl-period: only for --policy deadline, not %s",
 			ws_policy_name(o->policy));
 	if (seen->duration && seen->iter)
-		return fail(err, errlen,
+		return ws_fail(err, errlen,
 			"-D/--duration: give either --duration or --iterations, not both");
 	if (seen->duration) {
 		if (seen->duration < o->period_ns)
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"-D/--duration: shorter than one period (-t/--period)");
 		if (seen->duration / o->period_ns > UINT32_MAX)
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"-D/--duration: more than %u periods",
 				UINT32_MAX);
 		o->iterations = seen->duration / o->period_ns;
@@ -360,19 +367,19 @@ static int check_opts(struct ws_opts *o, const struct parse_seen *seen,
 			o->dl_deadline_ns = o->dl_period_ns;
 		/* the kernel's own rules (sched_dl_param_ok / __checkparam_dl) */
 		if (o->dl_runtime_ns < 1024)
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"--dl-runtime: must be at least 1024ns");
 		if (o->dl_runtime_ns > o->dl_deadline_ns)
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"--dl-runtime: longer than the deadline (--dl-deadline)");
 		if (o->dl_deadline_ns > o->dl_period_ns)
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"--dl-deadline: longer than the period (--dl-period)");
 		if (o->dl_period_ns >> 63 || o->dl_deadline_ns >> 63)
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"--dl-period: too long");
 		if (o->ncpus)
-			return fail(err, errlen,
+			return ws_fail(err, errlen,
 				"-a/--cpus: cannot pin SCHED_DEADLINE threads: the kernel requires them to be allowed on every CPU of their root domain");
 	}
 	return 0;
@@ -398,15 +405,15 @@ int ws_parse_opts(int argc, char **argv, struct ws_opts *o,
 			return 0;
 		case ':':
 			if (optopt)
-				return fail(err, errlen, "%s: missing argument",
+				return ws_fail(err, errlen, "%s: missing argument",
 					    opt_name(optopt, name, sizeof(name)));
-			return fail(err, errlen, "%s: missing argument",
+			return ws_fail(err, errlen, "%s: missing argument",
 				    argv[optind - 1]);
 		case '?':
 			if (optopt)
-				return fail(err, errlen, "-%c: unknown option",
+				return ws_fail(err, errlen, "-%c: unknown option",
 					    optopt);
-			return fail(err, errlen, "%s: unknown option",
+			return ws_fail(err, errlen, "%s: unknown option",
 				    argv[optind - 1]);
 		default:
 			if (parse_opt(c, optarg, o, &seen, err, errlen))
@@ -415,7 +422,7 @@ int ws_parse_opts(int argc, char **argv, struct ws_opts *o,
 		}
 	}
 	if (optind < argc)
-		return fail(err, errlen, "'%s': unexpected argument (options only)",
+		return ws_fail(err, errlen, "'%s': unexpected argument (options only)",
 			    argv[optind]);
 	return check_opts(o, &seen, err, errlen);
 }

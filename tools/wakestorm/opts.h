@@ -63,5 +63,8 @@ int ws_parse_uint(const char *s, unsigned long long min,
 
 const char *ws_policy_name(enum ws_policy p);
 void ws_usage(FILE *f);
+/* The message into err (errlen bytes) and -1: how the checks say no. */
+int ws_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -24,6 +24,7 @@
 #include "report.h"
 #include "stats.h"
 #include "rtlab/dl.h"
+#include "rtlab/opt.h"
 #include "rtlab/time.h"
 
 struct worker {
@@ -296,10 +297,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "wakestorm: %s\nTry 'wakestorm --help'.\n", err);
 		return 2;
 	}
-	if (o.help) {
-		ws_usage(stdout);
-		return 0;
-	}
+	if (o.help)
+		opt_usage_exit(ws_usage, 0);
 	if (o.version) {
 		printf("wakestorm %s\n", WS_VERSION);
 		return 0;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "rtpi.h"
+#include "rtlab/opt.h"
 
 /* Which condvar implementation a run uses. */
 enum impl {
@@ -56,22 +57,49 @@ static inline int parse_impl(const char *s)
 	return -1;
 }
 
-static inline int known_opt(const char *a, const char *const *opts)
+/* ---- command line: both tools take only "-x VALUE" / "--long VALUE" pairs */
+struct tool_opt {
+	const char *short_name, *long_name;	/* a NULL short_name ends a table */
+	int id;
+};
+
+/* one option of the command line as typed, and its value */
+struct opt_arg {
+	const char *name, *val;
+};
+
+/*
+ * The option at argv[*i] and its value, advancing *i past both: returns its
+ * id in opts.  -h/--help prints usage to stdout and exits 0; an unknown
+ * option or a missing value is a command-line error (exit 2).
+ */
+static inline int next_opt(int argc, char **argv, int *i, const struct tool_opt *opts,
+			   void (*usage)(FILE *), struct opt_arg *arg)
 {
-	for (; *opts; opts++)
-		if (!strcmp(a, *opts))
-			return 1;
-	return 0;
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		usage(stdout);
+		exit(0);
+	}
+	for (; opts->short_name; opts++)
+		if (!strcmp(a, opts->short_name) || !strcmp(a, opts->long_name))
+			break;
+	if (!opts->short_name)
+		die("command line: unknown option '%s' (see --help)", a);
+	if (*i + 1 >= argc)
+		die("command line: option '%s' needs a value (see --help)", a);
+	*i += 1;
+	arg->name = a;
+	arg->val = argv[*i];
+	return opts->id;
 }
 
 static inline long parse_long(const char *opt, const char *s, long min, long max)
 {
-	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > max)
+	if (!opt_long(s, min, max, &v))
 		die("command line: %s: '%s' is not a number in [%ld, %ld]",
 		    opt, s, min, max);
 	return v;
@@ -155,6 +183,26 @@ static inline void s_broadcast(struct sync *s)
 
 	if (e)
 		die("broadcast: %s", strerror(e));
+}
+
+/* ---- results */
+static inline int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* n latencies, zeroed; memory locked so that page faults stay out of them */
+static inline uint64_t *alloc_latencies(size_t n)
+{
+	uint64_t *lat = calloc(n, sizeof(*lat));
+
+	if (!lat)
+		die("out of memory");
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		fprintf(stderr, "%s: mlockall: %s (continuing)\n", prog, strerror(errno));
+	return lat;
 }
 
 /* ---- time */

@@ -124,13 +124,6 @@ static int peek(int *v)
 	}								\
 } while (0)
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -148,65 +141,84 @@ static void usage(FILE *f)
 "2 usage or setup error.\n");
 }
 
+enum { O_MODE, O_SCENARIO, O_ROUNDS, O_TIMEOUT, O_CPU, O_JSON };
+
+static const struct tool_opt inversion_opts[] = {
+	{ "-m", "--mode", O_MODE },
+	{ "-s", "--scenario", O_SCENARIO },
+	{ "-n", "--rounds", O_ROUNDS },
+	{ "-t", "--timeout-ms", O_TIMEOUT },
+	{ "-c", "--cpu", O_CPU },
+	{ "-j", "--json", O_JSON },
+	{ NULL, NULL, 0 }
+};
+
+/* what the command line asks for */
+struct inversion_args {
+	int impl, groups, first_signal, rounds;
+	long timeout_ms;
+	const char *json;
+};
+
+static void parse_scenario(const char *v, struct inversion_args *o)
+{
+	if (!strcmp(v, "classic"))
+		o->groups = 0;
+	else if (!strcmp(v, "groups"))
+		o->groups = o->first_signal = 1;
+	else if (!strcmp(v, "decoys"))
+		o->groups = 1, o->first_signal = 0;
+	else
+		die("command line: --scenario: unknown scenario '%s'", v);
+}
+
+static void parse_opts(int argc, char **argv, struct inversion_args *o)
+{
+	struct opt_arg arg;
+
+	for (int i = 1; i < argc; i++) {
+		switch (next_opt(argc, argv, &i, inversion_opts, usage, &arg)) {
+		case O_MODE:
+			o->impl = parse_impl(arg.val);
+			if (o->impl < 0 || o->impl == IMPL_GLIBC_NORMAL)
+				die("command line: --mode: unknown mode '%s'", arg.val);
+			break;
+		case O_SCENARIO:
+			parse_scenario(arg.val, o);
+			break;
+		case O_ROUNDS:
+			o->rounds = (int)parse_long(arg.name, arg.val, 1, 10000000);
+			break;
+		case O_TIMEOUT:
+			o->timeout_ms = parse_long(arg.name, arg.val, 1, 100000);
+			break;
+		case O_CPU:
+			g_cpu = (int)parse_long(arg.name, arg.val, 0, CPU_SETSIZE - 1);
+			break;
+		case O_JSON:
+			o->json = arg.val;
+			break;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
-	int impl = IMPL_RTPI, groups = 1, first_signal = 1, rounds = 1000, round = 0;
-	long timeout_ms = 200;
-	const char *json = NULL;
+	struct inversion_args o = {
+		.impl = IMPL_RTPI, .groups = 1, .first_signal = 1, .rounds = 1000,
+		.timeout_ms = 200,
+	};
+	int round = 0;
 	int starved = 0, completed = 0, inverted = 0;
 	uint64_t *lat;
 	pthread_t th, tl, tm, td[2];
 
-	static const char *const opts[] = { "-m", "--mode", "-s", "--scenario",
-		"-n", "--rounds", "-t", "--timeout-ms", "-c", "--cpu", "-j",
-		"--json", NULL };
-
 	prog = "rtpi-inversion";
 	g_cpu = default_cpu();
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!known_opt(a, opts))
-			die("command line: unknown option '%s' (see --help)", a);
-		if (!v)
-			die("command line: option '%s' needs a value (see --help)", a);
-		i++;
-		if (!strcmp(a, "-m") || !strcmp(a, "--mode")) {
-			impl = parse_impl(v);
-			if (impl < 0 || impl == IMPL_GLIBC_NORMAL)
-				die("command line: --mode: unknown mode '%s'", v);
-		} else if (!strcmp(a, "-s") || !strcmp(a, "--scenario")) {
-			if (!strcmp(v, "classic"))
-				groups = 0;
-			else if (!strcmp(v, "groups"))
-				groups = first_signal = 1;
-			else if (!strcmp(v, "decoys"))
-				groups = 1, first_signal = 0;
-			else
-				die("command line: --scenario: unknown scenario '%s'", v);
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--rounds")) {
-			rounds = (int)parse_long(a, v, 1, 10000000);
-		} else if (!strcmp(a, "-t") || !strcmp(a, "--timeout-ms")) {
-			timeout_ms = parse_long(a, v, 1, 100000);
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--cpu")) {
-			g_cpu = (int)parse_long(a, v, 0, CPU_SETSIZE - 1);
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			json = v;
-		} else {
-			die("command line: unknown option '%s' (see --help)", a);
-		}
-	}
-	max_spin_ms = 2 * timeout_ms + 1000;
-	lat = calloc((size_t)rounds, sizeof(*lat));
-	if (!lat)
-		die("out of memory");
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
-		fprintf(stderr, "%s: mlockall: %s (continuing)\n", prog, strerror(errno));
-	sync_init(&S, impl);
+	parse_opts(argc, argv, &o);
+	max_spin_ms = 2 * o.timeout_ms + 1000;
+	lat = alloc_latencies((size_t)o.rounds);
+	sync_init(&S, o.impl);
 	sem_init(&sem_h, 0, 0);
 	sem_init(&sem_l, 0, 0);
 	sem_init(&sem_m, 0, 0);
@@ -219,7 +231,7 @@ int main(int argc, char **argv)
 	td[0] = spawn_fifo(thr_d, &sem_d[0], 10);
 	td[1] = spawn_fifo(thr_d, &sem_d[1], 10);
 
-	for (round = 0; round < rounds; round++) {
+	for (round = 0; round < o.rounds; round++) {
 		uint64_t dl;
 
 		s_lock(&S);
@@ -230,11 +242,11 @@ int main(int argc, char **argv)
 		atomic_store(&h_done, 0);
 		atomic_store(&l_done, 0);
 		atomic_store(&stop_m, 0);
-		if (groups) {
+		if (o.groups) {
 			sem_post(&sem_d[0]);
 			sem_post(&sem_d[1]);
 			POLL_UNTIL(peek(&d_waiting) == 2, "the decoys to wait");
-			if (first_signal) {
+			if (o.first_signal) {
 				/* an earlier event, consumed by one of the decoys */
 				s_lock(&S);
 				s_signal(&S);
@@ -246,7 +258,7 @@ int main(int argc, char **argv)
 		sem_post(&sem_h);
 		POLL_UNTIL(peek(&h_waiting) == 1, "H to wait");
 		sem_post(&sem_l);
-		dl = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+		dl = now_ns() + (uint64_t)o.timeout_ms * 1000000ull;
 		for (uint64_t hard = now_ns() + 30000000000ull;;) {
 			if (atomic_load(&h_done))
 				break;
@@ -275,7 +287,7 @@ int main(int argc, char **argv)
 			s_unlock(&S);
 			POLL_UNTIL(atomic_load(&h_done), "H to recover after the hog stopped");
 		}
-		if (groups) {
+		if (o.groups) {
 			s_lock(&S);
 			d_go = 1;
 			s_broadcast(&S);
@@ -295,7 +307,7 @@ int main(int argc, char **argv)
 	pthread_join(td[0], NULL);
 	pthread_join(td[1], NULL);
 
-	const char *scen = !groups ? "classic" : first_signal ? "groups" : "decoys";
+	const char *scen = !o.groups ? "classic" : o.first_signal ? "groups" : "decoys";
 
 	qsort(lat, (size_t)completed, sizeof(*lat), cmp_u64);
 	double med = completed ? lat[completed / 2] / 1000.0 : 0;
@@ -303,23 +315,23 @@ int main(int argc, char **argv)
 
 	printf("scenario=%s mode=%s rounds=%d completed=%d starved=%d inverted=%d timeout_ms=%ld "
 	       "wake_us_median=%.1f wake_us_max=%.1f cpu=%d\n",
-	       scen, impl_names[impl], rounds, completed,
-	       starved, inverted, timeout_ms, med, max, g_cpu);
-	if (json) {
+	       scen, impl_names[o.impl], o.rounds, completed,
+	       starved, inverted, o.timeout_ms, med, max, g_cpu);
+	if (o.json) {
 		cJSON *j = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(j, "scenario", scen);
-		cJSON_AddStringToObject(j, "mode", impl_names[impl]);
-		cJSON_AddNumberToObject(j, "rounds", rounds);
+		cJSON_AddStringToObject(j, "mode", impl_names[o.impl]);
+		cJSON_AddNumberToObject(j, "rounds", o.rounds);
 		cJSON_AddNumberToObject(j, "completed", completed);
 		cJSON_AddNumberToObject(j, "starved", starved);
 		cJSON_AddNumberToObject(j, "inverted", inverted);
-		cJSON_AddNumberToObject(j, "timeout_ms", (double)timeout_ms);
+		cJSON_AddNumberToObject(j, "timeout_ms", (double)o.timeout_ms);
 		cJSON_AddNumberToObject(j, "wake_us_median", rtlab_json_round(med, 1));
 		cJSON_AddNumberToObject(j, "wake_us_max", rtlab_json_round(max, 1));
 		cJSON_AddNumberToObject(j, "cpu", g_cpu);
-		if (rtlab_json_write(json, j))
-			die("%s: %s", json, strerror(errno));
+		if (rtlab_json_write(o.json, j))
+			die("%s: %s", o.json, strerror(errno));
 	}
 	return starved || inverted ? 1 : 0;
 }

@@ -78,13 +78,6 @@ static void *thr_l(void *p)
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -100,61 +93,73 @@ static void usage(FILE *f)
 "Mode preload needs LD_PRELOAD=.../librtpi-preload.so.  Needs SCHED_FIFO.\n");
 }
 
+enum { O_MODE, O_ITERATIONS, O_HOG, O_GAP, O_CPU, O_DATA, O_JSON };
+
+static const struct tool_opt wakeup_opts[] = {
+	{ "-m", "--mode", O_MODE },
+	{ "-n", "--iterations", O_ITERATIONS },
+	{ "-H", "--hog-us", O_HOG },
+	{ "-g", "--gap-us", O_GAP },
+	{ "-c", "--cpu", O_CPU },
+	{ "-o", "--data", O_DATA },
+	{ "-j", "--json", O_JSON },
+	{ NULL, NULL, 0 }
+};
+
+/* where the command line asks for the results (the rest are globals) */
+struct wakeup_args {
+	int impl;
+	const char *data, *json;
+};
+
+static void parse_opts(int argc, char **argv, struct wakeup_args *o)
+{
+	struct opt_arg arg;
+
+	for (int i = 1; i < argc; i++) {
+		switch (next_opt(argc, argv, &i, wakeup_opts, usage, &arg)) {
+		case O_MODE:
+			o->impl = parse_impl(arg.val);
+			if (o->impl < 0)
+				die("command line: --mode: unknown mode '%s'", arg.val);
+			break;
+		case O_ITERATIONS:
+			iters = parse_long(arg.name, arg.val, 1, 100000000);
+			break;
+		case O_HOG:
+			hog_us = parse_long(arg.name, arg.val, 0, 10000000);
+			break;
+		case O_GAP:
+			gap_us = parse_long(arg.name, arg.val, 0, 10000000);
+			break;
+		case O_CPU:
+			g_cpu = (int)parse_long(arg.name, arg.val, 0, CPU_SETSIZE - 1);
+			break;
+		case O_DATA:
+			o->data = arg.val;
+			break;
+		case O_JSON:
+			o->json = arg.val;
+			break;
+		}
+	}
+	if (o->impl < 0)
+		die("command line: --mode is required (see --help)");
+}
+
 int main(int argc, char **argv)
 {
-	int impl = -1;
-	const char *data = NULL, *json = NULL;
+	struct wakeup_args o = { .impl = -1 };
 	pthread_t th, tl, tm;
-
-	static const char *const opts[] = { "-m", "--mode", "-n", "--iterations",
-		"-H", "--hog-us", "-g", "--gap-us", "-c", "--cpu", "-o", "--data", "-j", "--json",
-		NULL };
 
 	prog = "rtpi-wakeup";
 	iters = 10000;
 	hog_us = 500;
 	gap_us = 1000;
 	g_cpu = default_cpu();
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!known_opt(a, opts))
-			die("command line: unknown option '%s' (see --help)", a);
-		if (!v)
-			die("command line: option '%s' needs a value (see --help)", a);
-		i++;
-		if (!strcmp(a, "-m") || !strcmp(a, "--mode")) {
-			impl = parse_impl(v);
-			if (impl < 0)
-				die("command line: --mode: unknown mode '%s'", v);
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--iterations")) {
-			iters = parse_long(a, v, 1, 100000000);
-		} else if (!strcmp(a, "-H") || !strcmp(a, "--hog-us")) {
-			hog_us = parse_long(a, v, 0, 10000000);
-		} else if (!strcmp(a, "-g") || !strcmp(a, "--gap-us")) {
-			gap_us = parse_long(a, v, 0, 10000000);
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--cpu")) {
-			g_cpu = (int)parse_long(a, v, 0, CPU_SETSIZE - 1);
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--data")) {
-			data = v;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			json = v;
-		} else {
-			die("command line: unknown option '%s' (see --help)", a);
-		}
-	}
-	if (impl < 0)
-		die("command line: --mode is required (see --help)");
-	lat = calloc((size_t)iters, sizeof(*lat));
-	if (!lat)
-		die("out of memory");
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
-		fprintf(stderr, "%s: mlockall: %s (continuing)\n", prog, strerror(errno));
-	sync_init(&S, impl);
+	parse_opts(argc, argv, &o);
+	lat = alloc_latencies((size_t)iters);
+	sync_init(&S, o.impl);
 	sem_init(&sem_m, 0, 0);
 	sem_init(&sem_next, 0, 0);
 	pin_fifo_self(80);
@@ -167,11 +172,11 @@ int main(int argc, char **argv)
 	sem_post(&sem_m);
 	pthread_join(tm, NULL);
 
-	if (data) {
-		FILE *f = fopen(data, "w");
+	if (o.data) {
+		FILE *f = fopen(o.data, "w");
 
 		if (!f)
-			die("%s: %s", data, strerror(errno));
+			die("%s: %s", o.data, strerror(errno));
 		for (long i = 0; i < iters; i++)
 			fprintf(f, "%llu\n", (unsigned long long)lat[i]);
 		fclose(f);
@@ -187,12 +192,12 @@ int main(int argc, char **argv)
 	       us_p99 = lat[p99i] / 1e3, us_max = lat[iters - 1] / 1e3;
 
 	printf("mode=%s n=%ld hog_us=%ld gap_us=%ld min_us=%.1f median_us=%.1f p99_us=%.1f "
-	       "max_us=%.1f mean_us=%.1f cpu=%d\n", impl_names[impl], iters, hog_us, gap_us,
+	       "max_us=%.1f mean_us=%.1f cpu=%d\n", impl_names[o.impl], iters, hog_us, gap_us,
 	       us_min, us_med, us_p99, us_max, mean / 1e3, g_cpu);
-	if (json) {
+	if (o.json) {
 		cJSON *j = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(j, "mode", impl_names[impl]);
+		cJSON_AddStringToObject(j, "mode", impl_names[o.impl]);
 		cJSON_AddNumberToObject(j, "n", (double)iters);
 		cJSON_AddNumberToObject(j, "hog_us", (double)hog_us);
 		cJSON_AddNumberToObject(j, "gap_us", (double)gap_us);
@@ -202,8 +207,8 @@ int main(int argc, char **argv)
 		cJSON_AddNumberToObject(j, "max_us", rtlab_json_round(us_max, 1));
 		cJSON_AddNumberToObject(j, "mean_us", rtlab_json_round(mean / 1e3, 1));
 		cJSON_AddNumberToObject(j, "cpu", g_cpu);
-		if (rtlab_json_write(json, j))
-			die("%s: %s", json, strerror(errno));
+		if (rtlab_json_write(o.json, j))
+			die("%s: %s", o.json, strerror(errno));
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rtaudit.h"
+#include "rtlab/opt.h"
 
 #ifndef RULES_DEFAULT
 #define RULES_DEFAULT "/usr/local/share/rtaudit/rules.ini"
@@ -64,19 +65,6 @@ struct args {
 	int npos;
 };
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 enum { O_JSON = 256, O_RULES, O_TREE, O_ROOT, O_BASELINE, O_RTIRQD,
        O_SWITCH, O_ROUNDS, O_TRACEMS };
 
@@ -113,20 +101,19 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->tree[a->ntree++] = optarg;
 			break;
 		case O_ROUNDS:
-			if (parse_int(optarg, 1, 1000000, &a->rounds)) {
+			if (!opt_int(optarg, 1, 1000000, &a->rounds)) {
 				fprintf(stderr, "rtaudit: --rounds %s: expected 1..1000000\n", optarg);
 				return -1;
 			}
 			break;
 		case O_TRACEMS:
-			if (parse_int(optarg, 1, 60000, &a->trace_ms)) {
+			if (!opt_int(optarg, 1, 60000, &a->trace_ms)) {
 				fprintf(stderr, "rtaudit: --trace-ms %s: expected 1..60000\n", optarg);
 				return -1;
 			}
 			break;
 		case 'h':
-			usage(stdout);
-			exit(EXIT_FINE);
+			opt_usage_exit(usage, EXIT_FINE);
 		default:
 			usage(stderr);
 			return -1;
@@ -337,10 +324,8 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return EXIT_BADINPUT;
-	if (a.npos < 1) {
-		usage(stderr);
-		return EXIT_BADINPUT;
-	}
+	if (a.npos < 1)
+		opt_usage_exit(usage, EXIT_BADINPUT);
 	if (!strcmp(a.pos[0], "config"))
 		return cmd_config(&a);
 	if (!strcmp(a.pos[0], "system"))

@@ -27,7 +27,7 @@ char *xstrdup(const char *s)
 	return strcpy(d, s);
 }
 
-static char *xvasprintf(const char *fmt, va_list ap)
+char *xvasprintf(const char *fmt, va_list ap)
 {
 	va_list again;
 	char *s;

@@ -3,6 +3,7 @@
 #ifndef RTAUDIT_H
 #define RTAUDIT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -47,6 +48,7 @@ void report_free(struct report *r);
 char *xstrdup(const char *s);
 void *xrealloc(void *p, size_t n); /* exits on out of memory */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* A kernel configuration: options sorted by name (without CONFIG_). */
 struct kopt {

@@ -67,6 +67,25 @@ static void add(struct sys *s, enum severity sev, int weight,
 		.fix = (char *)fix, .evidence = (char *)evidence });
 }
 
+/* add() with the why formatted (printf-style, from fmt on) */
+static void addf(struct sys *s, enum severity sev, int weight,
+		 const char *subject, const char *value, const char *fix,
+		 const char *evidence, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+static void addf(struct sys *s, enum severity sev, int weight,
+		 const char *subject, const char *value, const char *fix,
+		 const char *evidence, const char *fmt, ...)
+{
+	va_list ap;
+	char *why;
+
+	va_start(ap, fmt);
+	why = xvasprintf(fmt, ap);
+	va_end(ap);
+	add(s, sev, weight, subject, value, why, fix, evidence);
+	free(why);
+}
+
 static int bad_content(struct sys *s, const char *rel, const char *what)
 {
 	snprintf(s->err, s->errlen, "%s%s:1: %s", s->o->root, rel, what);
@@ -136,7 +155,7 @@ static int check_clocksource(struct sys *s)
 					    "refined-jiffies", "pit" };
 	static const char *const fast[] = { "tsc", "kvm-clock", "arch_sys_counter",
 					    "hyperv_clocksource_tsc_page" };
-	char *cur = NULL, *av = NULL, *why, *ev;
+	char *cur = NULL, *av = NULL, *ev;
 	int rc;
 
 	if ((rc = rd(s, cur_rel, &cur, SMALL_FILE)) < 0)
@@ -156,12 +175,10 @@ static int check_clocksource(struct sys *s)
 	ev = xasprintf("%s (available: %s)", cur_rel, av ? av : "?");
 	for (size_t i = 0; i < sizeof(slow) / sizeof(*slow); i++)
 		if (!strcmp(cur, slow[i])) {
-			why = xasprintf("clock source %s: every clock_gettime() and every timestamp of the kernel is a hardware access of about a microsecond or more, instead of a register read",
-					cur);
-			add(s, SEV_PROBLEM, 95, "clocksource", cur, why,
-			    "use the TSC: find why it was not chosen (kernel log, tsc= and clocksource= on the command line), then echo tsc > current_clocksource",
-			    ev);
-			free(why);
+			addf(s, SEV_PROBLEM, 95, "clocksource", cur,
+			     "use the TSC: find why it was not chosen (kernel log, tsc= and clocksource= on the command line), then echo tsc > current_clocksource",
+			     ev,
+			     "clock source %s: every clock_gettime() and every timestamp of the kernel is a hardware access of about a microsecond or more, instead of a register read", cur);
 			goto out;
 		}
 	for (size_t i = 0; i < sizeof(fast) / sizeof(*fast); i++)
@@ -299,7 +316,7 @@ static int bits_in_mask(const char *hex, int ncpus)
 static int one_trace_clock(struct sys *s, const char *dir, const char *name)
 {
 	char *rel = xasprintf("%s/trace_clock", dir), *mrel;
-	char *t = NULL, *m = NULL, *open, *close, *subj, *why, *ev;
+	char *t = NULL, *m = NULL, *open, *close, *subj, *ev;
 	int rc = rd(s, rel, &t, SMALL_FILE), cpus = s->ncpus;
 
 	if (rc) {
@@ -337,12 +354,10 @@ static int one_trace_clock(struct sys *s, const char *dir, const char *name)
 	subj = xasprintf("trace_clock[%s]", name);
 	ev = xasprintf("%s, %s (%d CPUs traced)", rel, mrel, cpus);
 	if (!strcmp(open + 1, "local") && cpus > 1) {
-		why = xasprintf("the local clock is per CPU and not synchronized: events of the %d traced CPUs are not comparable and may appear out of order",
-				cpus);
-		add(s, SEV_WARNING, 75, subj, "local", why,
-		    "echo mono > trace_clock (global is cross-CPU too, but slower; x86-tsc or counter when cycles are wanted)",
-		    ev);
-		free(why);
+		addf(s, SEV_WARNING, 75, subj, "local",
+		     "echo mono > trace_clock (global is cross-CPU too, but slower; x86-tsc or counter when cycles are wanted)",
+		     ev,
+		     "the local clock is per CPU and not synchronized: events of the %d traced CPUs are not comparable and may appear out of order", cpus);
 	} else {
 		add(s, SEV_INFO, 20, subj, open + 1,
 		    !strcmp(open + 1, "local") ? "local clock on a single traced CPU: fine" :
@@ -437,7 +452,7 @@ static const char *cpu_part(const char *v)
 static int cpus_param(struct sys *s, const char *cmdline, const char *key,
 		      unsigned char *set, bool *present)
 {
-	char buf[1024], *why;
+	char buf[1024];
 	const char *v = param(cmdline, key, buf, sizeof(buf));
 
 	*present = v != NULL;
@@ -448,11 +463,10 @@ static int cpus_param(struct sys *s, const char *cmdline, const char *key,
 	if (cpulist_parse(v, set, s->ncpus)) {
 		char *subj = xasprintf("cmdline.%s", key);
 
-		why = xasprintf("%s=%s is not a CPU list within 0-%d (this machine has %d CPUs): the kernel ignores it or part of it",
-				key, v, s->ncpus - 1, s->ncpus);
-		add(s, SEV_PROBLEM, 85, subj, v, why, "fix the list on the command line",
-		    "/proc/cmdline, /sys/devices/system/cpu/online");
-		free(why);
+		addf(s, SEV_PROBLEM, 85, subj, v,
+		     "fix the list on the command line",
+		     "/proc/cmdline, /sys/devices/system/cpu/online",
+		     "%s=%s is not a CPU list within 0-%d (this machine has %d CPUs): the kernel ignores it or part of it", key, v, s->ncpus - 1, s->ncpus);
 		free(subj);
 		*present = false;
 	}
@@ -528,7 +542,7 @@ static void cmdline_cpus(struct sys *s, const char *cl)
 static void cmdline_clock(struct sys *s, const char *cl)
 {
 	static const char ev[] = "/proc/cmdline";
-	char buf[256], *why;
+	char buf[256];
 	const char *v;
 
 	if ((v = param(cl, "tsc", buf, sizeof(buf)))) {
@@ -549,11 +563,10 @@ static void cmdline_clock(struct sys *s, const char *cl)
 	if ((v = param(cl, "clocksource", buf, sizeof(buf)))) {
 		bool fast = !strcmp(v, "tsc") || !strcmp(v, "kvm-clock");
 
-		why = xasprintf("the clock source is forced to %s%s", v,
-				fast ? "" : ", a slow one: every clock read costs a hardware access");
-		add(s, fast ? SEV_INFO : SEV_WARNING, 70, "cmdline.clocksource", v, why,
-		    fast ? NULL : "remove clocksource= to let the kernel pick the TSC", ev);
-		free(why);
+		addf(s, fast ? SEV_INFO : SEV_WARNING, 70, "cmdline.clocksource", v,
+		     fast ? NULL : "remove clocksource= to let the kernel pick the TSC",
+		     ev,
+		     "the clock source is forced to %s%s", v, fast ? "" : ", a slow one: every clock read costs a hardware access");
 	}
 	if ((v = param(cl, "idle", buf, sizeof(buf))))
 		add(s, SEV_INFO, 30, "cmdline.idle", v,
@@ -623,7 +636,7 @@ static int check_sysctl(struct sys *s)
 {
 	long run, per, mig;
 	bool hr, hp, hm;
-	char *v, *why;
+	char *v;
 
 	if (read_long(s, "/proc/sys/kernel/sched_rt_runtime_us", &run, &hr) ||
 	    read_long(s, "/proc/sys/kernel/sched_rt_period_us", &per, &hp) ||
@@ -637,12 +650,10 @@ static int check_sysctl(struct sys *s)
 			    "keep a watchdog, or set a runtime below the period",
 			    "/proc/sys/kernel/sched_rt_runtime_us");
 		} else if (run < per) {
-			why = xasprintf("RT tasks together may use %ld us per %ld us period: an RT task busy longer is stopped for %ld us",
-					run, per, per - run);
-			add(s, SEV_WARNING, 45, "rt-throttling", v, why,
-			    "echo -1 > /proc/sys/kernel/sched_rt_runtime_us when RT tasks may run long (tuned's realtime profile does)",
-			    "/proc/sys/kernel/sched_rt_runtime_us, /proc/sys/kernel/sched_rt_period_us");
-			free(why);
+			addf(s, SEV_WARNING, 45, "rt-throttling", v,
+			     "echo -1 > /proc/sys/kernel/sched_rt_runtime_us when RT tasks may run long (tuned's realtime profile does)",
+			     "/proc/sys/kernel/sched_rt_runtime_us, /proc/sys/kernel/sched_rt_period_us",
+			     "RT tasks together may use %ld us per %ld us period: an RT task busy longer is stopped for %ld us", run, per, per - run);
 		}
 		free(v);
 	}
@@ -660,7 +671,7 @@ static int check_sysctl(struct sys *s)
 
 static int check_cpufreq(struct sys *s)
 {
-	char slow[256] = "", *t, *why, *ev = NULL;
+	char slow[256] = "", *t, *ev = NULL;
 	int n = 0, seen = 0;
 
 	for (int c = 0; c < s->ncpus && c < MAX_CPUS; c++) {
@@ -694,10 +705,10 @@ static int check_cpufreq(struct sys *s)
 		    "no cpufreq driver: the CPU runs at the speed firmware set", NULL,
 		    "/sys/devices/system/cpu/cpu0/cpufreq");
 	else if (n) {
-		why = xasprintf("%d CPUs with a governor other than performance: frequency follows load, a woken RT task starts slow", n);
-		add(s, SEV_WARNING, 50, "cpufreq", slow, why,
-		    "echo performance > /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", ev);
-		free(why);
+		addf(s, SEV_WARNING, 50, "cpufreq", slow,
+		     "echo performance > /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
+		     ev,
+		     "%d CPUs with a governor other than performance: frequency follows load, a woken RT task starts slow", n);
 	} else
 		add(s, SEV_INFO, 50, "cpufreq", "performance",
 		    "every CPU uses the performance governor", NULL,
@@ -709,7 +720,7 @@ static int check_cpufreq(struct sys *s)
 static int check_cpuidle(struct sys *s)
 {
 	static const char base[] = "/sys/devices/system/cpu/cpu0/cpuidle";
-	char slow[512] = "", all[512] = "", *why;
+	char slow[512] = "", all[512] = "";
 	int nslow = 0;
 
 	for (int i = 0;; i++) {
@@ -750,12 +761,10 @@ static int check_cpuidle(struct sys *s)
 		return 0;
 	}
 	if (nslow) {
-		why = xasprintf("enabled idle states with exit latency above %d us: a wake-up from them adds that latency",
-				CPUIDLE_SLOW_US);
-		add(s, SEV_WARNING, 48, "cpuidle", slow, why,
-		    "disable them (echo 1 > state*/disable), or hold /dev/cpu_dma_latency at 0 while the RT load runs",
-		    base);
-		free(why);
+		addf(s, SEV_WARNING, 48, "cpuidle", slow,
+		     "disable them (echo 1 > state*/disable), or hold /dev/cpu_dma_latency at 0 while the RT load runs",
+		     base,
+		     "enabled idle states with exit latency above %d us: a wake-up from them adds that latency", CPUIDLE_SLOW_US);
 	} else
 		add(s, SEV_INFO, 48, "cpuidle", all,
 		    "every enabled idle state exits fast", NULL, base);
@@ -844,7 +853,7 @@ static int cmp_int(const void *a, const void *b)
 
 static int check_irq_affinity(struct sys *s)
 {
-	char list[256] = "", *t, *why;
+	char list[256] = "", *t;
 	int n = 0, irqs[MAX_LISTED];
 	DIR *d;
 	struct dirent *de;
@@ -890,11 +899,10 @@ static int check_irq_affinity(struct sys *s)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d",
 			 i ? "," : "", irqs[i]);
 	if (n) {
-		why = xasprintf("%d interrupts may be delivered to isolated CPUs", n);
-		add(s, SEV_WARNING, 52, "irq-affinity", list, why,
-		    "write the housekeeping CPUs to /proc/irq/*/smp_affinity_list (or irqaffinity= at boot)",
-		    "/proc/irq/*/smp_affinity_list, /proc/cmdline");
-		free(why);
+		addf(s, SEV_WARNING, 52, "irq-affinity", list,
+		     "write the housekeeping CPUs to /proc/irq/*/smp_affinity_list (or irqaffinity= at boot)",
+		     "/proc/irq/*/smp_affinity_list, /proc/cmdline",
+		     "%d interrupts may be delivered to isolated CPUs", n);
 	}
 	return 0;
 }
@@ -950,7 +958,7 @@ static void check_irq_threads(struct sys *s)
 	char *check_argv[] = { (char *)s->o->rtirqd, "--check", NULL };
 	char *show_argv[] = { (char *)s->o->rtirqd, "--show", "--proc-root", procroot,
 			      "--sys-root", sysroot, NULL };
-	char *out, *line, *save = NULL, *why, *ev;
+	char *out, *line, *save = NULL, *ev;
 	int rc, threads = 0, unruled = 0, deflt = 0;
 
 	rc = run_capture(check_argv, &out);
@@ -996,12 +1004,10 @@ static void check_irq_threads(struct sys *s)
 	else if (unruled) {
 		char *v = xasprintf("%d of %d without a rule", unruled, threads);
 
-		why = xasprintf("%d irq threads have no rtirqd rule (%d at the kernel's default FIFO %d): every device's interrupt competes at the same priority",
-				unruled, deflt, RT_DEFAULT_PRIO);
-		add(s, SEV_WARNING, 50, "irq-threads", v, why,
-		    "give the latency-critical devices' irq threads a rule in /etc/rtgroups and run rtirqd",
-		    ev);
-		free(why);
+		addf(s, SEV_WARNING, 50, "irq-threads", v,
+		     "give the latency-critical devices' irq threads a rule in /etc/rtgroups and run rtirqd",
+		     ev,
+		     "%d irq threads have no rtirqd rule (%d at the kernel's default FIFO %d): every device's interrupt competes at the same priority", unruled, deflt, RT_DEFAULT_PRIO);
 		free(v);
 	} else {
 		char *v = xasprintf("%d, all with a rule", threads);

@@ -29,6 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtlab/file.h"
+#include "rtlab/opt.h"
+
 static const char *ctl = "/sys/kernel/debug/rtlab_irqsim/control";
 static const char *req_fmt = "request %s";
 static const char *free_fmt = "free %s";
@@ -59,18 +62,10 @@ static void nap_us(int us)
 static bool alive(pid_t pid)
 {
 	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (rtlab_read_small(path, buf, sizeof(buf)) <= 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
@@ -83,16 +78,9 @@ static bool alive(pid_t pid)
 static int read_status(int *irq, unsigned long long *ns)
 {
 	char buf[8192], *line, *save = NULL;
-	ssize_t n;
-	int fd = open(status, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (rtlab_read_small(status, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char nm[64];
@@ -130,17 +118,13 @@ static pid_t threads_file_lookup(const char *irq)
 {
 	char path[PATH_MAX], buf[4096], *line, *save = NULL;
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/sys/kernel/irq/%s/threads", irq);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -1 : 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = rtlab_read_small(path, buf, sizeof(buf));
+	if (n == -ENOENT)
+		return -1;
 	if (n <= 0)
 		return 0;
-	buf[n] = 0;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		/* "<pid> <action, may contain spaces> primary" */
@@ -326,18 +310,14 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			opt_usage_exit(usage, 0);
 		default:
 bad:
-			usage(stderr);
-			return 2;
+			opt_usage_exit(usage, 2);
 		}
 	}
-	if (cycles < 1 || timeout_ms < 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (cycles < 1 || timeout_ms < 1)
+		opt_usage_exit(usage, 2);
 	if (fifo) {
 		struct sched_param sp = { .sched_priority = fifo };
 

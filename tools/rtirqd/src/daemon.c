@@ -295,6 +295,23 @@ static void run_pending(struct daemon *d)
 
 /* ------------------------------------------------------------ scanning */
 
+DIR *daemon_open_threads(const struct daemon *d, char *path, size_t len)
+{
+	if (d->o->pid)
+		snprintf(path, len, "%s/%d/task", d->o->procroot, d->o->pid);
+	else
+		snprintf(path, len, "%s", d->o->procroot);
+	return opendir(path);
+}
+
+long daemon_entry_pid(const struct dirent *de)
+{
+	char *end;
+	long pid = strtol(de->d_name, &end, 10);
+
+	return *end || pid <= 0 ? 0 : pid;
+}
+
 /*
  * Walk /proc (or /proc/PID/task with --pid), examine pids not known, and
  * forget known pids that are gone.  force: examine everything.
@@ -306,12 +323,7 @@ int scan(struct daemon *d, bool force)
 	DIR *dir;
 	int nnew = 0;
 
-	if (d->o->pid)
-		snprintf(path, sizeof(path), "%s/%d/task", d->o->procroot,
-			 d->o->pid);
-	else
-		snprintf(path, sizeof(path), "%s", d->o->procroot);
-	dir = opendir(path);
+	dir = daemon_open_threads(d, path, sizeof(path));
 	if (!dir) {
 		log_err("cannot read %s: %s", path, strerror(errno));
 		return -1;
@@ -319,10 +331,9 @@ int scan(struct daemon *d, bool force)
 	/* the known set is updated in place: no new set per scan */
 	pidset_begin(&d->known);
 	while ((de = readdir(dir))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		long pid = daemon_entry_pid(de);
 
-		if (*end || pid <= 0)
+		if (!pid)
 			continue;
 		if (!force && pidset_touch(&d->known, pid))
 			continue;

@@ -4,6 +4,8 @@
 
 #include "rtirqd.h"
 
+#include <dirent.h>
+
 enum { SRC_NONE = 0, SRC_SYSFS = 1, SRC_PROCFS = 2, SRC_NETLINK = 4,
        SRC_RESCAN = 8 };
 
@@ -75,6 +77,13 @@ struct daemon {
 };
 
 const char *src_name(int s);
+/*
+ * The directory of the threads rtirqd looks after (/proc, or /proc/PID/task
+ * with --pid), its name left in path for messages; NULL with errno set.
+ */
+DIR *daemon_open_threads(const struct daemon *d, char *path, size_t len);
+/* the pid an entry of that directory names; 0 when it names none */
+long daemon_entry_pid(const struct dirent *de);
 int scan(struct daemon *d, bool force);
 int daemon_open_sources(struct daemon *d);
 int daemon_loop(struct daemon *d, int (*reload)(struct daemon *));

@@ -4,6 +4,7 @@
  * reload and privileges.
  */
 #include "daemon.h"
+#include "rtlab/opt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 
 #define DEFAULT_CONFIG "/etc/rtgroups"
 #define DEFAULT_DIR "/etc/rtgroups.d"
+#define RESCAN_MS_MAX 3600000	/* --rescan-interval: one hour */
 
 static void usage(FILE *f)
 {
@@ -196,12 +198,7 @@ static int do_show(struct daemon *d)
 	struct dirent *de;
 	DIR *dir;
 
-	if (d->o->pid)
-		snprintf(path, sizeof(path), "%s/%d/task", d->o->procroot,
-			 d->o->pid);
-	else
-		snprintf(path, sizeof(path), "%s", d->o->procroot);
-	dir = opendir(path);
+	dir = daemon_open_threads(d, path, sizeof(path));
 	if (!dir) {
 		fprintf(stderr, "rtirqd: %s: %s\n", path, strerror(errno));
 		return 1;
@@ -209,10 +206,9 @@ static int do_show(struct daemon *d)
 	printf("%7s %-24s %5s %-20s %-6s %4s %-10s %s\n", "PID", "THREAD",
 	       "IRQ", "ACTION", "POLICY", "PRIO", "AFFINITY", "RULE");
 	while ((de = readdir(dir))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		long pid = daemon_entry_pid(de);
 
-		if (*end || pid <= 0)
+		if (!pid)
 			continue;
 		show_row(d, pid, d->o->pid ? d->o->pid : pid);
 	}
@@ -346,8 +342,6 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "c:d:nfp:vqh", lo, NULL)) != -1) {
-		char *end;
-
 		switch (c) {
 		case 'c':
 			o.config = optarg;
@@ -388,8 +382,7 @@ int main(int argc, char **argv)
 			o.foreground = true;
 			break;
 		case 'p':
-			o.pid = (pid_t)strtol(optarg, &end, 10);
-			if (*end || o.pid <= 0) {
+			if (!opt_int(optarg, 1, INT_MAX, &o.pid)) {
 				fprintf(stderr, "rtirqd: --pid '%s': not a pid\n",
 					optarg);
 				return 1;
@@ -403,16 +396,14 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_RESCAN:
-			o.rescan_ms = (int)strtol(optarg, &end, 10);
-			if (*end || o.rescan_ms < 1 || o.rescan_ms > 3600000) {
-				fprintf(stderr, "rtirqd: --rescan-interval '%s': expected 1-3600000 ms\n",
-					optarg);
+			if (!opt_int(optarg, 1, RESCAN_MS_MAX, &o.rescan_ms)) {
+				fprintf(stderr, "rtirqd: --rescan-interval '%s': expected 1-%d ms\n",
+					optarg, RESCAN_MS_MAX);
 				return 1;
 			}
 			break;
 		case O_SELF:
-			o.self_prio = (int)strtol(optarg, &end, 10);
-			if (*end || o.self_prio < 1 || o.self_prio > 99) {
+			if (!opt_int(optarg, 1, 99, &o.self_prio)) {
 				fprintf(stderr, "rtirqd: --self-priority '%s': expected 1-99\n",
 					optarg);
 				return 1;
@@ -442,11 +433,9 @@ int main(int argc, char **argv)
 			o.verbosity = -1;
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			opt_usage_exit(usage, 0);
 		default:
-			usage(stderr);
-			return 1;
+			opt_usage_exit(usage, 1);
 		}
 	}
 	if (check + show + once > 1) {
@@ -456,8 +445,7 @@ int main(int argc, char **argv)
 	if (optind < argc && !check) {
 		fprintf(stderr, "rtirqd: unexpected argument '%s'\n",
 			argv[optind]);
-		usage(stderr);
-		return 1;
+		opt_usage_exit(usage, 1);
 	}
 	if (o.dry_run && !show && !check && !o.foreground)
 		once = true;	/* --dry-run alone: one pass, no daemon */

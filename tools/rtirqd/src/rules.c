@@ -4,6 +4,7 @@
  * "#@irq" extension.  See rtgroups.5 for the grammar.
  */
 #include "rtirqd.h"
+#include "rtlab/cpulist.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -76,22 +77,9 @@ int cpulist_parse(const char *s, cpu_set_t *out)
 {
 	CPU_ZERO(out);
 	while (*s && *s != '\n') {
-		char *end;
 		unsigned long lo, hi;
 
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		lo = strtoul(s, &end, 10);
-		hi = lo;
-		s = end;
-		if (*s == '-') {
-			s++;
-			if (!isdigit((unsigned char)*s))
-				return -1;
-			hi = strtoul(s, &end, 10);
-			s = end;
-		}
-		if (hi < lo || hi >= CPU_SETSIZE)
+		if (rtlab_parse_range(&s, &lo, &hi) || hi < lo || hi >= CPU_SETSIZE)
 			return -1;
 		for (unsigned long c = lo; c <= hi; c++)
 			CPU_SET(c, out);
@@ -717,22 +705,11 @@ static int parse_irq_list(struct pstate *ps, const char *v, struct rule *r)
 	char qb[64];
 
 	while (*s) {
-		char *end;
 		unsigned long lo, hi;
 		struct irq_range *n;
 
-		if (!isdigit((unsigned char)*s))
+		if (rtlab_parse_range(&s, &lo, &hi))
 			goto bad;
-		lo = strtoul(s, &end, 10);
-		hi = lo;
-		s = end;
-		if (*s == '-') {
-			s++;
-			if (!isdigit((unsigned char)*s))
-				goto bad;
-			hi = strtoul(s, &end, 10);
-			s = end;
-		}
 		if (lo > MAX_IRQ || hi > MAX_IRQ) {
 			perr(ps, "irq '%s': irq number above %u",
 			     q(v, qb, sizeof(qb)), MAX_IRQ);

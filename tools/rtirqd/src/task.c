@@ -4,6 +4,7 @@
  * action, matching rules, and a small pid set.
  */
 #include "rtirqd.h"
+#include "rtlab/file.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -38,24 +39,6 @@ void task_match_string(const struct task_info *t, char *buf, size_t len)
 		snprintf(buf, len, "%s", t->comm);
 }
 
-static ssize_t read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	do
-		n = read(fd, buf, len - 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = 0;
-	close(fd);
-	return n;
-}
-
 int task_read(const char *procroot, pid_t tgid, pid_t pid,
 	      struct task_info *t)
 {
@@ -74,7 +57,7 @@ int task_read(const char *procroot, pid_t tgid, pid_t pid,
 	else
 		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", procroot,
 			 tgid, pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = rtlab_read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return -ESRCH;
 	open_p = strchr(buf, '(');
@@ -173,7 +156,7 @@ static int lookup_kernel_map(const char *sysroot, struct task_info *t)
 
 	snprintf(path, sizeof(path), "%s/kernel/irq/%d/threads", sysroot,
 		 t->irq);
-	n = read_small(path, buf, sizeof(buf));
+	n = rtlab_read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line;

@@ -147,7 +147,7 @@ static bt_message *event(struct td_iter *it, bt_self_message_iterator *self)
 {
 	struct td_source *src = it->p->src;
 	struct td_buffer *buf = it->p->buf;
-	int id = tep_data_type(src->tep, it->rec);
+	int id = td_record_type(src, it->rec);
 	const struct td_evclass *evc;
 	bt_message *m;
 	bt_event *ev;
@@ -164,7 +164,7 @@ static bt_message *event(struct td_iter *it, bt_self_message_iterator *self)
 		return NULL;
 	ev = bt_message_event_borrow_event(m);
 	if (td_fill_common(src, it->rec, bt_event_borrow_common_context_field(ev)) ||
-	    td_fill_fields(src, evc->fields, evc->nfields, 0, it->rec,
+	    td_fill_fields(src, &evc->fs, it->rec,
 			   bt_event_borrow_payload_field(ev))) {
 		ITER_ERR(it, self, "%s: cpu %d, offset %llu: %s record shorter than its format (corrupt page?)",
 			 src->path, it->p->cpu, it->rec->offset,

@@ -24,6 +24,9 @@
 #define SYM_SUFFIX "_sym"
 #define MAX_MEMBER_NAME 128
 #define MAX_SYM_TEXT 512
+#define HEX_DIGITS_MAX 16	/* of a 64-bit number */
+#define HEX_PREFIX "0x"
+#define OFFSET_PREFIX "+0x"	/* %pS: symbol+0xoffset */
 
 /* Size in bytes of the element type named in a format "type" string. */
 static int type_elem_size(const char *type, int long_size)
@@ -222,14 +225,22 @@ static int append_sym_member(struct td_source *src, const struct tep_event *ev,
 	return ret;
 }
 
-/* Appends members for fields[0..n) to the structure class st. */
+/* Bytes a record needs for field f; UINT64_MAX if no record can hold it. */
+static uint64_t field_extent(const struct tep_format_field *f)
+{
+	if (f->offset < 0 || f->size < 0)
+		return UINT64_MAX;
+	return (uint64_t)f->offset + (uint64_t)f->size;
+}
+
+/* Appends members for the fields of list to the structure class st. */
 static int append_members(struct td_source *src, const struct tep_event *ev,
 			  struct tep_format_field *list, bool skip_type,
-			  bt_field_class *st, struct td_field **out,
-			  size_t *nout)
+			  bt_field_class *st, struct td_fieldset *out)
 {
 	int long_size = tep_get_long_size(src->tep);
 	size_t n = 0, cap = 0;
+	uint64_t extent = 0;
 	struct td_field *tf = NULL;
 
 	/* walk the format's list: tep_event_fields() trusts nr_fields,
@@ -257,10 +268,11 @@ static int append_members(struct td_source *src, const struct tep_event *ev,
 			return -1;
 		}
 		bt_field_class_put_ref(fc);
+		if (field_extent(f) > extent)
+			extent = field_extent(f);
 		n++;
 	}
-	*out = tf;
-	*nout = n;
+	*out = (struct td_fieldset){ tf, n, extent };
 	return 0;
 }
 
@@ -275,18 +287,23 @@ bt_field_class *td_common_context_class(struct td_source *src)
 	bt_field_class *st = bt_field_class_structure_create(src->tc);
 	bt_field_class *comm = bt_field_class_string_create(src->tc);
 
-	free(src->common);
-	src->common = NULL;
+	free(src->common.fields);
+	src->common = (struct td_fieldset){ 0 };
 	if (!st || !comm || count <= 0 || !evs || !evs[0] ||
 	    bt_field_class_structure_append_member(st,
 			src->lttng ? "procname" : "comm", comm) ||
 	    append_members(src, evs[0], evs[0]->format.common_fields, true,
-			   st, &src->common, &src->ncommon)) {
+			   st, &src->common)) {
 		bt_field_class_put_ref(comm);
 		bt_field_class_put_ref(st);
 		return NULL;
 	}
 	bt_field_class_put_ref(comm);
+	src->pid_field = tep_find_common_field(evs[0], "common_pid");
+	src->type_field = tep_find_common_field(evs[0], "common_type");
+	/* the record's integers are read in place when no swap is needed */
+	src->native = tep_is_file_bigendian(src->tep) ==
+		      (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	return st;
 }
 
@@ -331,7 +348,7 @@ int td_build_event_classes(struct td_source *src, struct td_buffer *buf)
 		if (!evc->ec || !st ||
 		    bt_event_class_set_name(evc->ec, event_name(src, ev)) ||
 		    append_members(src, ev, ev->format.fields, false, st,
-				   &evc->fields, &evc->nfields) ||
+				   &evc->fs) ||
 		    bt_event_class_set_payload_field_class(evc->ec, st)) {
 			bt_field_class_put_ref(st);
 			return -1;
@@ -345,7 +362,7 @@ void td_free_event_classes(struct td_buffer *buf)
 {
 	for (int i = 0; i < buf->nev; i++) {
 		bt_event_class_put_ref(buf->ev[i].ec);
-		free(buf->ev[i].fields);
+		free(buf->ev[i].fs.fields);
 	}
 	free(buf->ev);
 	buf->ev = NULL;
@@ -361,11 +378,37 @@ static int64_t sign_extend(uint64_t v, int bytes)
 	return (int64_t)(v << shift) >> shift;
 }
 
-static void set_int(struct td_source *src, bt_field *f, const uint8_t *p,
-		    int bytes, bool sign)
+/*
+ * The integer of 1, 2, 4 or 8 bytes at p, in the file's byte order.  Read
+ * in place when the file has the host's byte order: this runs for every
+ * field of every record, and tep_read_number() is a call into the library.
+ */
+static uint64_t read_int(struct td_source *src, const uint8_t *p, int bytes)
 {
-	uint64_t v = tep_read_number(src->tep, p, bytes);
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
 
+	if (src->native) {
+		switch (bytes) {
+		case 1:
+			return *p;
+		case 2:
+			memcpy(&v2, p, sizeof(v2));
+			return v2;
+		case 4:
+			memcpy(&v4, p, sizeof(v4));
+			return v4;
+		case 8:
+			memcpy(&v8, p, sizeof(v8));
+			return v8;
+		}
+	}
+	return tep_read_number(src->tep, p, bytes);
+}
+
+static void set_int(bt_field *f, uint64_t v, int bytes, bool sign)
+{
 	if (sign)
 		bt_field_integer_signed_set_value(f, sign_extend(v, bytes));
 	else
@@ -388,9 +431,10 @@ static int set_array(struct td_source *src, bt_field *f, const uint8_t *p,
 	    bt_field_array_dynamic_set_length(f, n))
 		return -1;
 	for (uint64_t i = 0; i < n; i++)
-		set_int(src, bt_field_array_borrow_element_field_by_index(f, i),
-			p + i * (uint64_t)tf->elem_size, tf->elem_size,
-			tf->is_signed);
+		set_int(bt_field_array_borrow_element_field_by_index(f, i),
+			read_int(src, p + i * (uint64_t)tf->elem_size,
+				 tf->elem_size),
+			tf->elem_size, tf->is_signed);
 	return 0;
 }
 
@@ -402,7 +446,7 @@ static int dyn_bytes(struct td_source *src, const struct tep_record *rec,
 		     const struct tep_format_field *f, uint32_t *off,
 		     uint32_t *len)
 {
-	uint32_t loc = (uint32_t)tep_read_number(src->tep,
+	uint32_t loc = (uint32_t)read_int(src,
 		(const uint8_t *)rec->data + f->offset, LOC_SIZE);
 
 	*off = LOC_OFFSET(loc);
@@ -412,43 +456,77 @@ static int dyn_bytes(struct td_source *src, const struct tep_record *rec,
 	return (uint64_t)*off + *len > (uint64_t)rec->size ? -1 : 0;
 }
 
+/* Writes v in lower-case hex without leading zeros (as %llx); its length. */
+static size_t put_hex(char *out, unsigned long long v)
+{
+	char tmp[HEX_DIGITS_MAX];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
 /*
  * The text trace-cmd report prints for code address addr under
  * conversion %p<conv>: the symbol, "+0x<offset>" after it for %pS/%pF, or
- * the address in hex when the file's kallsyms do not cover it.
+ * the address in hex when the file's kallsyms do not cover it.  Built by
+ * hand: snprintf() cost more than the rest of the record's fields.
  */
 static int set_symbol(struct td_source *src, bt_field *f, char conv,
 		      unsigned long long addr)
 {
 	const char *name = tep_find_function(src->tep, addr);
 	char text[MAX_SYM_TEXT];
+	size_t len;
 
-	if (!name)
-		snprintf(text, sizeof(text), "0x%llx", addr);
-	else if (conv == 'S' || conv == 'F')
-		snprintf(text, sizeof(text), "%s+0x%llx", name,
-			 addr - tep_find_function_address(src->tep, addr));
-	else
-		snprintf(text, sizeof(text), "%s", name);
-	return bt_field_string_set_value(f, text) ? -1 : 0;
+	if (name && conv != 'S' && conv != 'F')
+		return bt_field_string_set_value(f, name) ? -1 : 0;
+	if (!name) {
+		memcpy(text, HEX_PREFIX, strlen(HEX_PREFIX));
+		len = strlen(HEX_PREFIX) + put_hex(text + strlen(HEX_PREFIX),
+						   addr);
+	} else {
+		len = strnlen(name, sizeof(text) - strlen(OFFSET_PREFIX) -
+				    HEX_DIGITS_MAX);
+		memcpy(text, name, len);
+		memcpy(text + len, OFFSET_PREFIX, strlen(OFFSET_PREFIX));
+		len += strlen(OFFSET_PREFIX);
+		len += put_hex(text + len,
+			addr - tep_find_function_address(src->tep, addr));
+	}
+	bt_field_string_clear(f);
+	return bt_field_string_append_with_length(f, text, len) ? -1 : 0;
 }
 
+/*
+ * Sets the member of field tf in the structure st (and its "_sym" member).
+ * The record holds the field's fixed part (td_fill_fields() checked).
+ */
 static int fill_one(struct td_source *src, const struct td_field *tf,
-		    const struct tep_record *rec, bt_field *f)
+		    const struct tep_record *rec, bt_field *st)
 {
 	const uint8_t *data = rec->data;
 	const struct tep_format_field *ff = tf->f;
+	bt_field *f = bt_field_structure_borrow_member_field_by_index(st,
+								      tf->member);
 	uint32_t off, len;
+	uint64_t v;
 
-	if (ff->offset < 0 || ff->size < 0 ||
-	    (uint64_t)ff->offset + (uint64_t)ff->size > (uint64_t)rec->size)
-		return -1;
 	switch (tf->kind) {
 	case TD_UINT:
 	case TD_SINT:
-		set_int(src, f, data + ff->offset, tf->elem_size,
-			tf->is_signed);
-		return 0;
+		v = read_int(src, data + ff->offset, tf->elem_size);
+		set_int(f, v, tf->elem_size, tf->is_signed);
+		if (!tf->sym)
+			return 0;
+		return set_symbol(src,
+			bt_field_structure_borrow_member_field_by_index(st,
+				tf->member + 1), tf->sym, v);
 	case TD_STRING_FIXED:
 		return set_string(f, data + ff->offset, (size_t)ff->size);
 	case TD_ARRAY_FIXED:
@@ -473,37 +551,62 @@ static int fill_one(struct td_source *src, const struct td_field *tf,
 	return -1;
 }
 
-int td_fill_fields(struct td_source *src, const struct td_field *fields,
-		   size_t n, size_t first_member, const struct tep_record *rec,
-		   bt_field *st)
+int td_fill_fields(struct td_source *src, const struct td_fieldset *fs,
+		   const struct tep_record *rec, bt_field *st)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct td_field *tf = &fields[i];
-		size_t m = first_member + tf->member;
-
-		if (fill_one(src, tf, rec,
-			     bt_field_structure_borrow_member_field_by_index(st, m)))
+	/* one check for the fixed part of every field (a corrupt record) */
+	if (rec->size < 0 || (uint64_t)rec->size < fs->extent)
+		return -1;
+	for (size_t i = 0; i < fs->n; i++)
+		if (fill_one(src, &fs->fields[i], rec, st))
 			return -1;
-		if (tf->sym &&
-		    set_symbol(src,
-			       bt_field_structure_borrow_member_field_by_index(st, m + 1),
-			       tf->sym, tep_read_number(src->tep,
-				(const uint8_t *)rec->data + tf->f->offset,
-				tf->elem_size)))
-			return -1;
-	}
 	return 0;
+}
+
+/* The comm of pid: from the cache, else from the file's pid-to-comm table. */
+static const char *comm_of(struct td_source *src, int pid)
+{
+	struct td_comm_slot *s =
+		&src->comm_cache[(unsigned)pid % TD_COMM_CACHE_SIZE];
+
+	if (!s->valid || s->pid != pid) {
+		const char *c = tep_data_comm_from_pid(src->tep, pid);
+
+		*s = (struct td_comm_slot){ true, pid, c ? c : "<...>" };
+	}
+	return s->comm;
+}
+
+/*
+ * The event id of a record (its common_type), as tep_data_type() reads it
+ * but without the call per record; -1 if the record is too short for it.
+ */
+int td_record_type(struct td_source *src, const struct tep_record *rec)
+{
+	const struct tep_format_field *tf = src->type_field;
+
+	if (!tf || rec->size < 0 || field_extent(tf) > (uint64_t)rec->size)
+		return -1;
+	return (int)read_int(src, (const uint8_t *)rec->data + tf->offset,
+			     tf->size);
 }
 
 int td_fill_common(struct td_source *src, const struct tep_record *rec,
 		   bt_field *ctx)
 {
-	int pid = tep_data_pid(src->tep, (struct tep_record *)rec);
-	const char *comm = tep_data_comm_from_pid(src->tep, pid);
+	const struct tep_format_field *pf = src->pid_field;
+	int pid = -1;	/* no common_pid: the comm libtraceevent gives -1 */
 
+	if (pf) {
+		if (rec->size < 0 || field_extent(pf) > (uint64_t)rec->size)
+			return -1;
+		/* as tep_data_pid(): the number converted to int */
+		pid = (int)read_int(src, (const uint8_t *)rec->data + pf->offset,
+				    pf->size);
+	}
 	if (bt_field_string_set_value(
 		    bt_field_structure_borrow_member_field_by_index(ctx, 0),
-		    comm ? comm : "<...>"))
+		    comm_of(src, pid)))
 		return -1;
-	return td_fill_fields(src, src->common, src->ncommon, 0, rec, ctx);
+	return td_fill_fields(src, &src->common, rec, ctx);
 }

@@ -418,7 +418,7 @@ void td_finalize(bt_self_component_source *self)
 	for (int i = 0; src->bufs && i < src->nbufs; i++)
 		free_buffer(src, &src->bufs[i]);
 	free(src->bufs);
-	free(src->common);
+	free(src->common.fields);
 	bt_trace_put_ref(src->trace);
 	bt_clock_class_put_ref(src->cc);
 	bt_trace_class_put_ref(src->tc);

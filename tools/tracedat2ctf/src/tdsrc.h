@@ -57,10 +57,29 @@ struct td_field {
 	char sym;
 };
 
+/* The decoded fields of one format (an event's, or the common ones). */
+struct td_fieldset {
+	struct td_field *fields;
+	size_t n;
+	/*
+	 * Bytes a record needs to hold every field (the largest offset +
+	 * size): checked once per record instead of once per field.
+	 */
+	uint64_t extent;
+};
+
 struct td_evclass {
 	bt_event_class *ec;
-	size_t nfields;
-	struct td_field *fields;
+	struct td_fieldset fs;
+};
+
+/* pid -> comm lookups cached by pid, as pids repeat from event to event. */
+#define TD_COMM_CACHE_SIZE 256
+
+struct td_comm_slot {
+	bool valid;
+	int pid;
+	const char *comm;	/* in libtraceevent's cmdline table */
 };
 
 /* One ring buffer of the file: the top buffer or an instance. */
@@ -88,8 +107,12 @@ struct td_source {
 	struct td_buffer *bufs;
 	int nbufs;
 	/* common fields (common_pid, ...) go to the event common context */
-	struct td_field *common;
-	size_t ncommon;
+	struct td_fieldset common;
+	const struct tep_format_field *pid_field;	/* common_pid */
+	const struct tep_format_field *type_field;	/* common_type */
+	struct td_comm_slot comm_cache[TD_COMM_CACHE_SIZE];
+	/* record integers need no byte swap (file and host agree) */
+	bool native;
 	uint64_t ts_fixups;		/* records whose time went backwards */
 };
 
@@ -103,12 +126,12 @@ struct td_port {
 /* tdmap.c: field classes and field values. */
 int td_build_event_classes(struct td_source *src, struct td_buffer *buf);
 void td_free_event_classes(struct td_buffer *buf);
-int td_fill_fields(struct td_source *src, const struct td_field *fields,
-		   size_t n, size_t first_member, const struct tep_record *rec,
-		   bt_field *st);
+int td_fill_fields(struct td_source *src, const struct td_fieldset *fs,
+		   const struct tep_record *rec, bt_field *st);
 bt_field_class *td_common_context_class(struct td_source *src);
 int td_fill_common(struct td_source *src, const struct tep_record *rec,
 		   bt_field *ctx);
+int td_record_type(struct td_source *src, const struct tep_record *rec);
 const char *td_lttng_event_name(const char *system, const char *name);
 const char *td_lttng_field_name(const char *event, const char *field);
 

@@ -11,15 +11,15 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "rtlab/file.h"
+
 #define EXIT_BAD 2	/* bad usage or input: see tracedat2ctf(1) */
-#define NFTW_FDS 16
 
 static const char usage[] =
 	"usage: tracedat2ctf [--lttng] IN OUTDIR\n"
@@ -50,15 +50,6 @@ static void print_error(void)
 	}
 	if (err)
 		bt_error_release(err);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 /* OUTDIR must not exist or be empty, so that a failure can remove it. */
@@ -210,7 +201,7 @@ static int run(const char *in, const char *out, bool lttng)
 	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
 	if (st != BT_GRAPH_RUN_STATUS_OK) {
 		print_error();
-		nftw(out, rm_entry, NFTW_FDS, FTW_DEPTH | FTW_PHYS);
+		rtlab_remove_tree(out);
 		/*
 		 * babeltrace2 2.0.4's sink.ctf.fs crashes in its finalize
 		 * method after a failed run (NULL value in its trace table):

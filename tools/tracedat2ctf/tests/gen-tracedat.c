@@ -8,9 +8,10 @@
  * are made from these by `trace-cmd convert`.
  *
  * usage: gen-tracedat FORMATS_DIR OUT [-c CLOCK] [-n EVENTS] [-p CPUS]
- *                     [-s SEED] [-l] [-i INSTANCE]
+ *                     [-s SEED] [-l] [-i INSTANCE] [-k KALLSYMS]
  *   -l  mark some pages as overrun (stored lost counts and one unknown)
  *   -i  add a buffer instance with its own events
+ *   -k  store this kallsyms text, so code addresses have symbols
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -117,7 +118,8 @@ static int sorted_dir(const char *path, char names[][64], int max)
 	return k;
 }
 
-static void w_headers(FILE *f, const char *dir)
+/* ksyms: a kallsyms text file to store, or NULL for none */
+static void w_headers(FILE *f, const char *dir, const char *ksyms)
 {
 	char path[4096], sys[32][64], ev[32][64];
 	int nsys, nev;
@@ -155,7 +157,16 @@ static void w_headers(FILE *f, const char *dir)
 			w_file64(f, path);
 		}
 	}
-	w32(f, 0);	/* kallsyms */
+	if (ksyms) {
+		size_t n;
+		char *b = slurp(ksyms, &n);
+
+		w32(f, (uint32_t)n);
+		wr(f, b, n);
+		free(b);
+	} else {
+		w32(f, 0);	/* no kallsyms */
+	}
 	w32(f, 0);	/* printk formats */
 }
 
@@ -402,14 +413,14 @@ static void w_flyrecord(FILE *f, int cpus, long n, int lost, uint64_t seed_ts)
 
 int main(int argc, char **argv)
 {
-	const char *clock = "local", *inst = NULL;
+	const char *clock = "local", *inst = NULL, *ksyms = NULL;
 	long n = 400, cpus = 2;
 	int lost = 0, c;
 	long buf_opt = 0;
 	char tc[256];
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "c:n:p:s:li:")) != -1) {
+	while ((c = getopt(argc, argv, "c:n:p:s:li:k:")) != -1) {
 		switch (c) {
 		case 'c': clock = optarg; break;
 		case 'n': n = atol(optarg); break;
@@ -417,17 +428,18 @@ int main(int argc, char **argv)
 		case 's': rng = strtoull(optarg, NULL, 0) | 1; break;
 		case 'l': lost = 1; break;
 		case 'i': inst = optarg; break;
+		case 'k': ksyms = optarg; break;
 		default: return 2;
 		}
 	}
 	if (argc - optind != 2 || cpus < 1 || cpus > 64 || n < 0) {
-		fprintf(stderr, "usage: gen-tracedat FORMATS_DIR OUT [-c CLOCK] [-n EVENTS] [-p CPUS] [-s SEED] [-l] [-i INSTANCE]\n");
+		fprintf(stderr, "usage: gen-tracedat FORMATS_DIR OUT [-c CLOCK] [-n EVENTS] [-p CPUS] [-s SEED] [-l] [-i INSTANCE] [-k KALLSYMS]\n");
 		return 2;
 	}
 	f = fopen(argv[optind + 1], "w+b");
 	if (!f)
 		die(argv[optind + 1]);
-	w_headers(f, argv[optind]);
+	w_headers(f, argv[optind], ksyms);
 	w_cmdlines(f);
 	w32(f, (uint32_t)cpus);
 	wr(f, "options  ", 10);

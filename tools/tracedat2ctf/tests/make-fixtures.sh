@@ -11,6 +11,8 @@ mkdir -p $D
 $G -s 1 -n 400 $F $D/events-v6.dat
 $G -s 2 -n 3000 -p 1 -l $F $D/lost-v6.dat
 $G -s 3 -n 400 -c global -i second $F $D/instance-v6.dat
+# code addresses with kallsyms symbols: %ps names, %pS name+0xoffset
+$G -s 5 -n 400 -k tests/kallsyms $F $D/symbols-v6.dat
 for c in local global mono boot x86-tsc counter; do
 	$G -s 4 -n 40 -c $c $F $D/clock-$c-v6.dat
 done
