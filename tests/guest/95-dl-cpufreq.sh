@@ -19,8 +19,9 @@
 #      schedutil governs policy0, rate limit 0
 #   2  per phase (idle, A 50/100 admitted, B 35/100 RECLAIM admitted, B
 #      blocked, B back, A left, B left): a request at exactly cpu_bw_dl
-#      and none below it after (zero phases: at most 2%), and B's bandwidth
-#      leaves at its 0-lag time, not when it blocks (GRUB's inactive timer)
+#      (tolerance 0) and none below it after; B blocked: running_bw loses
+#      B's share (GRUB's inactive-bandwidth tracking) and the request falls
+#      to exactly A's level; zero phases: below the smallest deadline level
 #   3  negative control: under the performance governor the same run
 #      fails (requests do not follow the bandwidth)
 #   4  the module unloads and the fair server gets its runtime back
