@@ -24,10 +24,10 @@
  * that is not a multiple of P is a new period set at a wake-up (CBS rule)
  * or for a replenishment that lagged, not an overrun: counted, not paired.
  *
- * Signals are paired with overruns in order: a signal settles the oldest
- * overrun still owed one; a second overrun while one is owed means two
- * overruns for one flag (a lost signal); a signal with none owed is a
- * signal without an overrun.  Checks:
+ * Signals are paired with overruns in order: a signal settles the overrun
+ * owed one; a second overrun while one is owed means two overruns for one
+ * flag (the older one's signal lost; the newer one is then owed); a signal
+ * with none owed is a signal without an overrun.  Checks:
  *   1  every planned overrun did overrun (-U: and none was unplanned, for
  *      runs where the CPU time a task is charged is its own: ACCEL=icount)
  *   2  signals received == overruns seen
@@ -154,8 +154,12 @@ static int observe(struct tally *t, int fd, long expected, long job)
 		ovr = 1;
 		t->overruns++;
 		t->in_window += expected > 0;
-		if (t->owed && ++t->lost <= MAX_REPORTED)
-			note(t, " job %ld: overrun while %ld owed a signal;", job, t->owed);
+		if (t->owed) {	/* one flag for both: the older overrun's signal is lost */
+			if (t->lost < MAX_REPORTED)
+				note(t, " job %ld: overrun while %ld owed a signal;", job, t->owed);
+			t->lost += t->owed;
+			t->owed = 0;
+		}
 		t->owed++;
 	}
 	for (; t->seen_sig < sig; t->seen_sig++) {
