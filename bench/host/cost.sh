@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--boots) boots=$2; shift 2 ;;
 	--env) envs+=(--env "$2"); shift 2 ;;
-	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "cost: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
