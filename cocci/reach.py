@@ -9,7 +9,8 @@ tag() gives one of
                        under a CONFIG_*TEST* symbol
   dead-code            inside #if 0, #if MACRO with MACRO defined as 0 in the
                        file, #ifndef CONFIG_PREEMPT_RT (or the #else of
-                       #ifdef CONFIG_PREEMPT_RT)
+                       #ifdef CONFIG_PREEMPT_RT), or the statement or
+                       block of a C if (!IS_ENABLED(CONFIG_PREEMPT_RT))
   kconfig-excludes-rt  the Kconfig symbols that build the file (the
                        Makefiles' obj-$(CONFIG_X) chain from the top
                        directory, plus simple #ifdef CONFIG_X around the
@@ -207,6 +208,41 @@ def preproc_state(lines, n):
     return dead, syms
 
 
+NOT_RT_IF = re.compile(r'\bif\s*\(\s*!\s*IS_ENABLED\s*\(\s*CONFIG_PREEMPT_RT\s*\)\s*\)')
+# how far back to look for the "if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {" of a block
+BLOCK_SCAN = 200
+
+
+def c_not_rt(lines, n):
+    """True when line n (1-based) is the statement or block of a C
+    "if (!IS_ENABLED(CONFIG_PREEMPT_RT))": the compiler drops it on RT.
+    Plain text: the if on the same or the previous line, or on the line
+    that opens a block enclosing line n (within BLOCK_SCAN lines)."""
+    cur = lines[n - 1] if n - 1 < len(lines) else ''
+    m = NOT_RT_IF.search(cur)
+    if m and cur[m.end():].strip() not in ('', '{'):
+        return True
+    for i in range(n - 2, -1, -1):
+        prev = lines[i].strip()
+        if prev:
+            if NOT_RT_IF.search(prev) and re.search(r'\)\s*$', prev):
+                return True
+            break
+    depth = 0
+    for i in range(n - 2, max(-1, n - 2 - BLOCK_SCAN), -1):
+        l = re.sub(r'"(\\.|[^"\\])*"|//.*', '', lines[i])
+        for j in range(len(l) - 1, -1, -1):
+            depth += {'}': 1, '{': -1}.get(l[j], 0)
+            if depth < 0:
+                # a "{" that opens a block holding line n: dead if it is
+                # the RT if's, else look at the next enclosing block
+                head = l[:j]
+                if NOT_RT_IF.search(head) and not re.search(r'\belse\b', head):
+                    return True
+                depth = 0
+    return False
+
+
 class Reach:
     def __init__(self, tree, kdir):
         self.tree = tree
@@ -243,6 +279,8 @@ class Reach:
         dead, syms = preproc_state(self.src(path), line)
         if dead:
             return 'dead-code', 'preprocessor: #if 0, a macro defined as 0 or !PREEMPT_RT'
+        if c_not_rt(self.src(path), line):
+            return 'dead-code', 'under if (!IS_ENABLED(CONFIG_PREEMPT_RT))'
         if self.kc is None:
             return 'rt-reachable', 'no Kconfig data'
         if path not in self.fconds:

@@ -26,7 +26,7 @@ FINDING = re.compile(
 
 RULES = ['irqoff', 'preemptoff', 'rawlock',
          'irqchip', 'chained', 'irqhandler', 'hrtimer', 'clockevent', 'ipi',
-         'cpuhp', 'cpupm', 'syscore']
+         'cpuhp', 'cpupm', 'syscore', 'pciops', 'perf']
 FAMILY = {'irqoff': 'atomic', 'preemptoff': 'atomic', 'rawlock': 'atomic'}
 
 

@@ -45,6 +45,32 @@ SLEEP_CALL = {
     'free_pages', 'free_page', '__free_pages',
     'clk_enable', 'clk_disable', 'clk_prepare_enable', 'clk_disable_unprepare',
 }
+# get_random_*(): the batched entropy and the per-CPU crng are guarded by
+# local_lock_irqsave() (drivers/char/random.c), a spinlock_t on RT.
+SLEEP_CALL |= {
+    'get_random_bytes', 'get_random_u8', 'get_random_u16', 'get_random_u32',
+    'get_random_u64', 'get_random_long', 'get_random_u32_below',
+    'get_random_u32_above', 'get_random_u32_inclusive',
+}
+# Runtime PM: every get/put/resume/suspend/idle request takes
+# dev->power.lock (spinlock_t) with spin_lock_irqsave(), also for irq-safe
+# devices and for the asynchronous variants when the usage count drops to 0.
+SLEEP_CALL |= {
+    'pm_runtime_get', 'pm_runtime_get_sync', 'pm_runtime_resume_and_get',
+    'pm_runtime_get_if_in_use', 'pm_runtime_get_if_active',
+    'pm_runtime_put', 'pm_runtime_put_sync', 'pm_runtime_put_autosuspend',
+    'pm_runtime_put_sync_autosuspend', 'pm_runtime_put_sync_suspend',
+    'pm_runtime_resume', 'pm_runtime_suspend', 'pm_runtime_idle',
+    'pm_request_resume', 'pm_request_idle', 'pm_request_autosuspend',
+}
+# The crypto skcipher walk allocates a bounce buffer or page for an
+# unaligned or split step and frees it when the step is done
+# (crypto/skcipher.c: kzalloc/__get_free_page with GFP_ATOMIC, kfree,
+# free_page), so it must not run inside kernel_fpu_begin()/kernel_neon_begin().
+SLEEP_CALL |= {
+    'skcipher_walk_done', 'skcipher_walk_virt', 'skcipher_walk_aead_encrypt',
+    'skcipher_walk_aead_decrypt',
+}
 REGMAP_CALL = {
     'regmap_read', 'regmap_write', 'regmap_update_bits', 'regmap_write_bits',
     'regmap_set_bits', 'regmap_clear_bits', 'regmap_test_bits',
@@ -179,6 +205,9 @@ def wanted(g):
 
 
 def add_call(fn, callee, p):
+    # a call outside any function (an initializer) has no caller
+    if fn == 'something_else':
+        return
     F.defined.add(fn)
     F.calls.setdefault(fn, []).append((callee, p))
 

@@ -22,7 +22,7 @@ top=$(cd "$here/.." && pwd)
 tree=$top/build/linux
 out=$top/build/cocci-report
 jobs=2
-chunk=25
+chunk=50
 timeout=120
 dirs=()
 all=
@@ -65,9 +65,9 @@ t0=$(date +%s)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # --- prefilter ---------------------------------------------------------
-sleeping='\b(spin_lock|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_lock_nested|spin_lock_irqsave_nested|spin_lock_nest_lock|spin_trylock|spin_trylock_irq|spin_trylock_irqsave|spin_trylock_bh|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|read_trylock|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|write_lock_nested|write_trylock|write_trylock_irqsave|local_lock|local_lock_irq|local_lock_irqsave|local_lock_nested_bh|xa_lock[a-z_]*|xas_lock[a-z_]*|write_seqlock[a-z_]*|read_seqlock_excl[a-z_]*|wake_up[a-z_]*|kill_fasync|k[mzc]alloc|kmalloc_array|krealloc|kmemdup|kstrdup|kv?free|kfree_sensitive|kmem_cache_(alloc|zalloc|free)|alloc_pages|__get_free_pages?|get_zeroed_page|free_pages?|__free_pages|clk_enable|clk_disable|clk_prepare_enable|clk_disable_unprepare|regmap_[a-z_]+) *\(|(scoped_)?guard\((spinlock|read_lock|write_lock)'
-need_atomic='\b(local_irq_disable|local_irq_save|raw_local_irq_disable|raw_local_irq_save|preempt_disable|preempt_disable_notrace|get_cpu|get_cpu_var|get_cpu_ptr|rcu_read_lock_sched|rcu_read_lock_sched_notrace|raw_spin_lock[a-z_]*|raw_spin_trylock[a-z_]*) *\(|(scoped_)?guard\((irq|irqsave|preempt|preempt_notrace|raw_spinlock[a-z_]*)\b'
-need_hardirq='\bstruct +irq_chip\b|\birq_set_chained_handler|\birq_set_handler|\birq_set_chip_and_handler|\birq_domain_set_info|\bparent_handler\b|\bIRQF_(NO_THREAD|TIMER|PERCPU)\b|\brequest_percpu_irq|\brequest_(percpu_)?nmi\b|\bHRTIMER_MODE_[A-Z_]*HARD\b|\bclock_event_device\b|\bsmp_call_function|\bon_each_cpu|\bINIT_CSD\b|\bCSD_INIT\b|\bstop_machine|\bIRQ_WORK_INIT_HARD\b|\bCPUHP_AP_[A-Z0-9_]*(STARTING|DYING)\b|\bcpu_pm_register_notifier\b|\bsyscore_ops\b|\bcsd\b|(\.|->) *(irq_(startup|shutdown|enable|disable|ack|mask|mask_ack|unmask|eoi|set_affinity|retrigger|set_type|set_wake|cpu_online|cpu_offline|suspend|resume|pm_shutdown|print_chip|compose_msi_msg|write_msi_msg|get_irqchip_state|set_irqchip_state|set_vcpu_affinity|nmi_setup|nmi_teardown)|ipi_send_single|ipi_send_mask) *='
+sleeping='\b(spin_lock|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_lock_nested|spin_lock_irqsave_nested|spin_lock_nest_lock|spin_trylock|spin_trylock_irq|spin_trylock_irqsave|spin_trylock_bh|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|read_trylock|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|write_lock_nested|write_trylock|write_trylock_irqsave|local_lock|local_lock_irq|local_lock_irqsave|local_lock_nested_bh|xa_lock[a-z_]*|xas_lock[a-z_]*|write_seqlock[a-z_]*|read_seqlock_excl[a-z_]*|wake_up[a-z_]*|kill_fasync|k[mzc]alloc|kmalloc_array|krealloc|kmemdup|kstrdup|kv?free|kfree_sensitive|kmem_cache_(alloc|zalloc|free)|alloc_pages|__get_free_pages?|get_zeroed_page|free_pages?|__free_pages|clk_enable|clk_disable|clk_prepare_enable|clk_disable_unprepare|regmap_[a-z_]+|get_random_[a-z0-9_]+|pm_runtime_[a-z_]+|pm_request_[a-z]+|skcipher_walk_[a-z_]+) *\(|(scoped_)?guard\((spinlock|read_lock|write_lock)'
+need_atomic='\b(local_irq_disable|local_irq_save|raw_local_irq_disable|raw_local_irq_save|preempt_disable|preempt_disable_notrace|get_cpu|get_cpu_var|get_cpu_ptr|rcu_read_lock_sched|rcu_read_lock_sched_notrace|raw_spin_lock[a-z_]*|raw_spin_trylock[a-z_]*|kernel_fpu_begin(_mask)?|kernel_neon_begin|kernel_vector_begin) *\(|(scoped_)?guard\((irq|irqsave|preempt|preempt_notrace|raw_spinlock[a-z_]*)\b'
+need_hardirq='\bstruct +irq_chip\b|\birq_set_chained_handler|\birq_set_handler|\birq_set_chip_and_handler|\birq_domain_set_info|\bparent_handler\b|\bIRQF_(NO_THREAD|TIMER|PERCPU)\b|\brequest_percpu_irq|\brequest_(percpu_)?nmi\b|\bHRTIMER_MODE_[A-Z_]*HARD\b|\bclock_event_device\b|\bsmp_call_function|\bon_each_cpu|\bINIT_CSD\b|\bCSD_INIT\b|\bstop_machine|\bIRQ_WORK_INIT_HARD\b|\bCPUHP_AP_[A-Z0-9_]*(STARTING|DYING)\b|\bcpu_pm_register_notifier\b|\bsyscore_ops\b|\bpci_ops\b|\bstruct +pmu\b|\bcsd\b|(\.|->) *(irq_(startup|shutdown|enable|disable|ack|mask|mask_ack|unmask|eoi|set_affinity|retrigger|set_type|set_wake|cpu_online|cpu_offline|suspend|resume|pm_shutdown|print_chip|compose_msi_msg|write_msi_msg|get_irqchip_state|set_irqchip_state|set_vcpu_affinity|nmi_setup|nmi_teardown)|ipi_send_single|ipi_send_mask) *='
 
 cd "$tree"
 # Kernel C sources only: user-space tools and scripts are not kernel code.
@@ -94,7 +94,12 @@ for sp in sleeping_lock_atomic sleeping_lock_hardirq; do
 		fi
 	} | sort -u >"$out/raw/$sp.files"
 	rm -f "$out/raw/$sp".chunk.*
-	split -l "$chunk" -d -a 5 "$out/raw/$sp.files" "$out/raw/$sp.chunk."
+	# Each spatch process pays about 1.2 s of CPU to start (Python): at
+	# most $chunk files per process, but no fewer chunks than jobs.
+	n=$(wc -l <"$out/raw/$sp.files")
+	per=$(( (n + jobs - 1) / jobs ))
+	[ "$per" -lt "$chunk" ] && [ "$per" -gt 0 ] && c=$per || c=$chunk
+	split -l "$c" -d -a 5 "$out/raw/$sp.files" "$out/raw/$sp.chunk."
 	# one group per file, so each file is processed on its own
 	ls "$out/raw/$sp".chunk.* 2>/dev/null | grep -v '\.\(out\|err\|rc\)$' |
 		xargs -r -P "$jobs" -I{} sh -c '

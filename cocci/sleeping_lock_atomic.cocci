@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /// PREEMPT_RT: a call that sleeps on RT (spinlock_t, rwlock_t, local_lock_t
-/// and their wrappers, wake-ups, the allocator, clk_enable, regmap) made
+/// and their wrappers, wake-ups, the allocator, clk_enable, regmap,
+/// get_random_*, runtime PM, the skcipher walk) made
 /// inside a region where interrupts or preemption are disabled, or while a
 /// raw spinlock is held.
 //# On PREEMPT_RT spinlock_t, rwlock_t and local_lock_t are rtmutex based
@@ -10,13 +11,18 @@
 //# rtlab_cocci.py: the lock ops and their wrappers (xa_lock*, xas_lock*,
 //# write_seqlock*, read_seqlock_excl*, guard(spinlock...)), wake_up*(),
 //# kill_fasync(), kmalloc/kfree/kmem_cache_*/page allocator (any GFP),
-//# clk_enable/disable and regmap_* (unless the file's regmap_config sets
-//# use_raw_spinlock or disable_locking).  Rules:
+//# clk_enable/disable, regmap_* (unless the file's regmap_config sets
+//# use_raw_spinlock or disable_locking), get_random_*() (local_lock_t),
+//# runtime PM requests (dev->power.lock) and the skcipher walk steps
+//# (allocate or free a bounce buffer).  Rules:
 //#  - irqoff:     after local_irq_disable/save (raw_ variants, guard(irq),
 //#                guard(irqsave), scoped_guard(irq...)) on some path without
 //#                local_irq_enable/restore (or a raw unlock_irq/irqrestore);
-//#  - preemptoff: after preempt_disable, get_cpu*, rcu_read_lock_sched or
-//#                guard/scoped_guard(preempt) without the matching enable;
+//#  - preemptoff: after preempt_disable, get_cpu*, rcu_read_lock_sched,
+//#                guard/scoped_guard(preempt) or the in-kernel FPU/SIMD
+//#                sections (kernel_fpu_begin, kernel_neon_begin,
+//#                kernel_vector_begin: preemption off on RT) without the
+//#                matching enable or end;
 //#  - rawlock:    after raw_spin_lock*/raw_spin_trylock* (or guard/
 //#                scoped_guard(raw_spinlock*)) of lock R without a
 //#                raw_spin_unlock* of R, or after a call of a helper of the
@@ -49,6 +55,7 @@ FILELOCK = {}
 SEEN = set()
 CLOSERS = set()   # helpers that end a region opened by their caller
 LOCKRET = set()   # helpers that return with a raw spinlock held
+RAWOP = {}        # raw lock op (line, col) -> function, while no release is seen
 CFG = {'mode': 'report'}
 
 def rt_only_off(p):
@@ -144,10 +151,14 @@ FILELOCK.clear()
 SEEN.clear()
 CLOSERS.clear()
 LOCKRET.clear()
+RAWOP.clear()
 
 // ---------------------------------------------------- the file's call graph
 
 // Only calls of a sleeping op or of a function defined in the file matter.
+// Matched flat, the caller being the position's current_element: an
+// "h(...) { ... g(...) ... }" rule costs a CTL pass over every function
+// (half of the file's spatch time).
 @defs@
 identifier h;
 @@
@@ -158,22 +169,17 @@ h << defs.h;
 @@
 R.F.defined.add(h)
 
-@calls exists@
-identifier h;
+@calls@
 identifier g : script:python () { R.wanted(g) };
 position p;
 @@
-h(...) {
- ... when any
- g@p(...)
- ... when any
-}
+g@p(...)
 
 @script:python@
-h << calls.h;
 g << calls.g;
 p << calls.p;
 @@
+h = p[0].current_element
 R.add_call(h, g, p[0])
 if g in R.SLEEP_LOCK or g in R.SLEEP_TRYLOCK:
     a = R.args_after(p[0])
@@ -202,18 +208,13 @@ R.add_call(h, 'scoped_guard', p[0])
 // A helper that releases the caller's region before a call (drop the raw
 // lock, sleep, retake the raw lock) does not make that call in the region.
 @released exists@
-identifier h;
 identifier g : script:python () { R.wanted(g) };
-identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace};
+identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, kernel_fpu_end, kernel_neon_end, kernel_vector_end};
 position p;
 @@
-h(...) {
- ... when any
  cl(...);
  ... when any
  g@p(...)
- ... when any
-}
 
 @script:python@
 p << released.p;
@@ -224,7 +225,7 @@ R.F.released.add(R.key(p[0]))
 // open (e.g. "unlock and enable interrupts") ends the caller's region.
 @closer exists@
 identifier ch;
-identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace};
+identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, kernel_fpu_end, kernel_neon_end, kernel_vector_end};
 @@
 ch(...) {
  ...
@@ -238,6 +239,10 @@ ch(...) {
     when != get_cpu_var(...)
     when != get_cpu_ptr(...)
     when != rcu_read_lock_sched()
+    when != kernel_fpu_begin()
+    when != kernel_fpu_begin_mask(...)
+    when != kernel_neon_begin()
+    when != kernel_vector_begin()
     when != raw_spin_lock(...)
     when != raw_spin_lock_irq(...)
     when != raw_spin_lock_irqsave(...)
@@ -256,25 +261,50 @@ CLOSERS.add(ch)
 // path after taking it (foo_lock_irqsave() style): its callers are in a
 // raw-locked region.  "forall" keeps out helpers that take and drop the
 // lock under the same condition (the paths are not correlated).
-@lockret exists@
-identifier lr;
+// a raw lock op, and whether some path after it releases that lock
+@rawop@
 identifier rop = {raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, raw_spin_lock_nest_lock, raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave};
 expression r;
+position q;
 @@
-lr(...) {
- ... when any
- rop(r, ...)
- ... when forall
-     when != raw_spin_unlock(r)
-     when != raw_spin_unlock_irq(r)
-     when != raw_spin_unlock_irqrestore(r, ...)
-     when != raw_spin_unlock_bh(r)
-}
+rop@q(r, ...)
 
 @script:python@
-lr << lockret.lr;
+q << rawop.q;
 @@
-LOCKRET.add(lr)
+RAWOP[R.key(q[0])] = q[0].current_element
+
+@rawunl exists@
+identifier rop = {raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, raw_spin_lock_nest_lock, raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave};
+expression r;
+position q;
+@@
+rop@q(r, ...)
+... when any
+(
+raw_spin_unlock(r)
+|
+raw_spin_unlock_irq(r)
+|
+raw_spin_unlock_irqrestore(r, ...)
+|
+raw_spin_unlock_bh(r)
+)
+
+@script:python@
+q << rawunl.q;
+@@
+RAWOP.pop(R.key(q[0]), None)
+
+// A helper that returns with the raw spinlock it took still held on every
+// path after taking it (foo_lock_irqsave() style): no path from the
+// acquisition releases it.  Helpers that take and drop the lock under the
+// same condition have such a path and are left out.
+@script:python lockret@
+@@
+for fn in RAWOP.values():
+    if fn != 'something_else':
+        LOCKRET.add(fn)
 
 @filelock1@
 declarer name DEFINE_SPINLOCK;
@@ -303,7 +333,7 @@ if p[0].current_element == 'something_else':
 // ----------------------------------------- irq-off and preempt-off regions
 
 @irqp exists@
-identifier opn = {local_irq_disable, local_irq_save, raw_local_irq_disable, raw_local_irq_save, preempt_disable, preempt_disable_notrace, get_cpu, get_cpu_var, get_cpu_ptr, rcu_read_lock_sched, rcu_read_lock_sched_notrace};
+identifier opn = {local_irq_disable, local_irq_save, raw_local_irq_disable, raw_local_irq_save, preempt_disable, preempt_disable_notrace, get_cpu, get_cpu_var, get_cpu_ptr, rcu_read_lock_sched, rcu_read_lock_sched_notrace, kernel_fpu_begin, kernel_fpu_begin_mask, kernel_neon_begin, kernel_vector_begin};
 identifier gopn = {irq, irqsave, preempt, preempt_notrace};
 identifier h : script:python () { sleepy(h) };
 identifier ch : script:python () { ch in CLOSERS };
@@ -328,6 +358,9 @@ guard@p1(gopn)()
     when != put_cpu_ptr(...)
     when != rcu_read_unlock_sched()
     when != rcu_read_unlock_sched_notrace()
+    when != kernel_fpu_end()
+    when != kernel_neon_end()
+    when != kernel_vector_end()
     when != ch(...)
     when any
 h@p2(...)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /// PREEMPT_RT: a call that sleeps on RT (spinlock_t, rwlock_t, local_lock_t
-/// and their wrappers, wake-ups, the allocator, clk_enable, regmap) made in
+/// and their wrappers, wake-ups, the allocator, clk_enable, regmap,
+/// get_random_*, runtime PM, the skcipher walk) made in
 /// code that runs in hard interrupt context or with interrupts disabled
 /// even on PREEMPT_RT.
 //# On PREEMPT_RT spinlock_t, rwlock_t and local_lock_t are rtmutex based
@@ -28,6 +29,14 @@
 //#                CPU coming up or going down);
 //#  - cpupm:      cpu_pm notifiers (called from idle with irqs off);
 //#  - syscore:    syscore_ops .suspend / .resume (irqs off, one CPU).
+//#  - pciops:     struct pci_ops .read / .write / .map_bus (also nested in
+//#                a pci_ecam_ops), called under the raw pci_lock with irqs
+//#                off (pci_user_read_config_*(), always taken);
+//#  - perf:       struct pmu .add/.del/.start/.stop/.read, .pmu_enable/
+//#                .pmu_disable and the transaction callbacks, called by
+//#                perf core with irqs off under the raw ctx->lock (or in
+//#                the IPI of perf_event_read()); in a struct pmu
+//#                initializer or a (struct pmu){ ... } compound literal.
 //# Entry points are recognised only where they are registered in the same
 //# file as their definition.  Patch mode converts a file-scope spinlock_t
 //# to raw_spinlock_t when every acquisition of it in the file is inside such
@@ -77,6 +86,29 @@ def scan_fields(path):
     for m in CHIP_FIELD.finditer('\n'.join(R.lines(path))):
         if m.group(2) != 'NULL':
             add_entry(m.group(2), 'irqchip', 'irq_chip callback .%s' % m.group(1))
+
+# pci_ops nested in another initializer (struct pci_ecam_ops .pci_ops)
+PCI_NESTED = re.compile(r'\.\s*pci_ops\s*=\s*\{([^}]*)\}')
+PCI_FIELD = re.compile(r'\.\s*(read|write|map_bus)\s*=\s*&?([A-Za-z_]\w*)')
+
+# (struct pmu){ ... } compound literals, which drivers assign to the pmu
+# embedded in their own struct
+PMU_LIT = re.compile(r'\(\s*struct\s+pmu\s*\)\s*\{(.*?)\n\s*\}\s*;', re.S)
+PMU_FIELDS = 'add|del|start|stop|read|pmu_enable|pmu_disable|start_txn|commit_txn|cancel_txn'
+PMU_FIELD = re.compile(r'\.\s*(%s)\s*=\s*&?([A-Za-z_]\w*)' % PMU_FIELDS)
+
+def pmu_ctx(fld):
+    return 'perf pmu .%s (raw ctx->lock, irqs off)' % fld
+
+def scan_pmu(path):
+    for m in PMU_LIT.finditer('\n'.join(R.lines(path))):
+        for f in PMU_FIELD.finditer(m.group(1)):
+            add_entry(f.group(2), 'perf', pmu_ctx(f.group(1)))
+
+def scan_pci(path):
+    for m in PCI_NESTED.finditer('\n'.join(R.lines(path))):
+        for f in PCI_FIELD.finditer(m.group(1)):
+            add_entry(f.group(2), 'pciops', 'pci_ops .%s (raw pci_lock, irqs off)' % f.group(1))
 
 def last_name(e):
     m = re.findall(r'\w+', e)
@@ -170,6 +202,9 @@ h@p(...) { ... }
 @script:python@
 p << fieldcb.p;
 @@
+if p[0].file not in SCANNED:
+    scan_pci(p[0].file)
+    scan_pmu(p[0].file)
 scan_fields(p[0].file)
 
 @chained@
@@ -409,6 +444,35 @@ fld << syscore.fld;
 @@
 add_entry(cb, 'syscore', 'syscore_ops %s.%s (irqs off)' % (ops, fld))
 
+// pci_ops config accessors: pci_user_read/write_config_*() call them under
+// raw_spin_lock_irq(&pci_lock) (drivers/pci/access.c), on every arch.
+@pciops@
+identifier ops, cb;
+identifier fld = {read, write, map_bus};
+@@
+struct pci_ops ops = { ..., .fld = cb, ... };
+
+@script:python@
+cb << pciops.cb;
+fld << pciops.fld;
+@@
+add_entry(cb, 'pciops', 'pci_ops .%s (raw pci_lock, irqs off)' % fld)
+
+// perf PMU callbacks: perf core calls them with irqs off under the raw
+// perf_event_context lock (kernel/events/core.c), .read also in the IPI
+// of perf_event_read().
+@pmu_init@
+identifier pm, cb;
+identifier fld = {add, del, start, stop, read, pmu_enable, pmu_disable, start_txn, commit_txn, cancel_txn};
+@@
+struct pmu pm = { ..., .fld = cb, ... };
+
+@script:python@
+cb << pmu_init.cb;
+fld << pmu_init.fld;
+@@
+add_entry(cb, 'perf', pmu_ctx(fld))
+
 @script:python join@
 @@
 for (t, cb) in TFUNC:
@@ -429,6 +493,9 @@ coccinelle.ok = 'yes'
 // ---------------------------------------------------- the file's call graph
 
 // Only calls of a sleeping op or of a function defined in the file matter.
+// Matched flat, the caller being the position's current_element: an
+// "h(...) { ... g(...) ... }" rule costs a CTL pass over every function
+// (half of the file's spatch time).
 @defs@
 identifier h;
 @@
@@ -439,22 +506,17 @@ h << defs.h;
 @@
 R.F.defined.add(h)
 
-@calls depends on has_entry exists@
-identifier h;
+@calls depends on has_entry@
 identifier g : script:python () { R.wanted(g) };
 position p;
 @@
-h(...) {
- ... when any
- g@p(...)
- ... when any
-}
+g@p(...)
 
 @script:python@
-h << calls.h;
 g << calls.g;
 p << calls.p;
 @@
+h = p[0].current_element
 R.add_call(h, g, p[0])
 if g in R.SLEEP_LOCK or g in R.SLEEP_TRYLOCK:
     a = R.args_after(p[0])

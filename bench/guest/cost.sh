@@ -28,6 +28,16 @@
 #              the module's own ktime_get_ns() around request_irq(), cycle_ns
 #              from one request's start to the next (request + free + the
 #              two debugfs writes)
+#   irq.p{N}.request_ns, irq.p{N}.free_ns, irq.p{N}.cycle_ns
+#              the same cycle in C (tests/progs/irqwatch_test cost), with N
+#              of COST_IRQ_POLLERS (0 1 100) pollers (SCHED_FIFO 80, poll()
+#              on /sys/kernel/irq/generation, patches 0002-0003) attached;
+#              the requester (FIFO 90) waits, blocked, until every poller
+#              was woken and re-read the file after each request and each
+#              free: medians over COST_IRQ_CYCLES cycles of request_irq()
+#              (module timestamps), of the free (write to debugfs), of
+#              the whole cycle (pollers' wake-ups and reads included).  A
+#              kernel without the generation file gets the 0 row only.
 # Everything is measured into /tmp and printed only at the end: the test's
 # output goes to the 9p share, whose replies are host-timed, and under
 # icount a wait for them moves the guest's clock by a host-dependent amount.
@@ -38,6 +48,9 @@ HB_ARGS=${COST_HB_ARGS:--p -g 2 -f 10 -l 200 -s 100}
 PP_SECS=${COST_PP_SECS:-0.1}
 CT_LOOPS=${COST_CT_LOOPS:-1000}
 IRQ_CYCLES=${COST_IRQ_CYCLES:-200}
+IRQ_POLLERS=${COST_IRQ_POLLERS:-0 1 100}
+IW=/usr/local/libexec/rtlab/irqwatch_test
+GEN=/sys/kernel/irq/generation
 L=/usr/local/libexec/rtlab/rtgload
 CG=/sys/fs/cgroup/cpu
 GRP=$CG/costb
@@ -154,10 +167,36 @@ irq() {
 }
 irq
 
+# --- irq request/free with pollers attached ---------------------------------
+# irqp N: RUNS runs of irqwatch_test cost with N pollers
+irqp() {
+	for f in request_ns free_ns cycle_ns; do : >"$w/irq.p$1.$f.runs"; done
+	for r in $(seq "$RUNS"); do
+		o=$($IW cost -s sysfs -n "$1" -c "$IRQ_CYCLES" 2>&1) || { failed "irqwatch_test cost -n $1, run $r: $o"; return 1; }
+		for f in request_ns free_ns cycle_ns; do
+			echo "$o" | tr ' ' '\n' | sed -n "s/^$f=//p" >>"$w/irq.p$1.$f.runs"
+		done
+	done
+	for f in request_ns free_ns cycle_ns; do runs "irq.p$1.$f"; done
+}
+irqp_rows=""
+if insmod /rtlab/modules/rtlab_irqsim.ko 2>>"$log"; then
+	for n in $IRQ_POLLERS; do
+		if [ "$n" -gt 0 ] && [ ! -e $GEN ]; then
+			note "no $GEN (a kernel without 0002-0003): no row with $n pollers"
+			continue
+		fi
+		irqp "$n" && irqp_rows="$irqp_rows $n"
+	done
+	rmmod rtlab_irqsim
+else
+	failed "insmod rtlab_irqsim (pollers)"
+fi
+
 # --- report ----------------------------------------------------------------
 cp "$metrics" "$log" "$out/" 2>/dev/null
 echo "# kernel $(uname -r), accel ${RTLAB_ACCEL:-?} shift ${RTLAB_ICOUNT_SHIFT:--}, $(grep -c ^processor /proc/cpuinfo) CPUs, $RUNS runs each"
-echo "# hackbench $HB_ARGS; ping-pong $PP_SECS s; cyclictest $CT_LOOPS loops; irq $IRQ_CYCLES cycles"
+echo "# hackbench $HB_ARGS; ping-pong $PP_SECS s; cyclictest $CT_LOOPS loops; irq $IRQ_CYCLES cycles, with$irqp_rows pollers"
 cat "$log"
 {
 	echo "| figure | median | runs |"
@@ -175,6 +214,10 @@ tap_check "hackbench root SCHED_OTHER and SCHED_FIFO: $RUNS runs each" grep -q '
 tap_check "ping-pong on one and two CPUs: $RUNS runs each" grep -q '^pingpong.root-2cpu ' "$metrics"
 tap_check "cyclictest $CT_LOOPS loops: $RUNS runs" grep -q '^cyclictest.max_ns ' "$metrics"
 tap_check "request_irq()+free_irq() with no poller: $RUNS x $IRQ_CYCLES cycles" grep -q '^irq.cycle_ns ' "$metrics"
+for n in $IRQ_POLLERS; do
+	[ "$n" -eq 0 ] || [ -e $GEN ] || continue
+	tap_check "request_irq()+free_irq() with $n pollers: $RUNS x $IRQ_CYCLES cycles" grep -q "^irq.p$n.cycle_ns " "$metrics"
+done
 [ -z "$fails" ] || printf '%s' "$fails" | sed 's/^/# failed: /'
 tap_check "nothing failed" test -z "$fails"
 tap_done

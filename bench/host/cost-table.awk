@@ -2,7 +2,8 @@
 # bench/host/cost.sh's table.  Input: "KERNEL BOOT FIGURE VALUE" lines, where
 # FIGURE is NAME.rK (run K of a boot) or NAME (that boot's median).
 # -v a=KERNEL_A [-v b=KERNEL_B]: without b one kernel's determinism table,
-# with b the A/B table.  Spreads are (max - min) / median in percent.
+# with b the A/B table (-v fmt=json: its rows as JSON objects, one a line).
+# Spreads are (max - min) / median in percent.
 function med(arr, n,   i, j, t, x) {
 	for (i = 1; i <= n; i++) x[i] = arr[i]
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
@@ -50,12 +51,18 @@ END {
 		}
 		exit
 	}
-	print "| figure | A median | A spread % | B median | B spread % | B / A |"
-	print "|---|---|---|---|---|---|"
+	if (fmt != "json") {
+		print "| figure | A median | A spread % | B median | B spread % | B / A |"
+		print "|---|---|---|---|---|---|"
+	}
 	for (i = 1; i <= nf; i++) {
 		f = order[i]
 		na = collect(all, nall, a SUBSEP f); ma = na ? med(tmp, na) : ""; sa = na ? spread(tmp, na) : 0
 		nb = collect(all, nall, b SUBSEP f); mb = nb ? med(tmp, nb) : ""; sb = nb ? spread(tmp, nb) : 0
-		printf "| %s | %s (n=%d) | %.2f | %s (n=%d) | %.2f | %s |\n", f, ma, na, sa, mb, nb, sb, (na && nb && ma) ? sprintf("%.3f", mb / ma) : "-"
+		if (fmt == "json")	# one object a line; a figure one kernel lacks has null there
+			printf "{\"figure\":\"%s\",\"a\":%s,\"a_runs\":%d,\"a_spread_pct\":%.2f,\"b\":%s,\"b_runs\":%d,\"b_spread_pct\":%.2f,\"ratio\":%s}\n",
+				f, na ? ma : "null", na, sa, nb ? mb : "null", nb, sb, (na && nb && ma) ? sprintf("%.4f", mb / ma) : "null"
+		else
+			printf "| %s | %s (n=%d) | %.2f | %s (n=%d) | %.2f | %s |\n", f, ma, na, sa, mb, nb, sb, (na && nb && ma) ? sprintf("%.3f", mb / ma) : "-"
 	}
 }

@@ -14,8 +14,9 @@
 # the median of all runs of each kernel (>= 5: COST_RUNS per boot), their
 # spread (max - min) / median, and B / A.  All figures are lower-is-better
 # guest times.  Spreads are in percent.
-# Output: build/bench/cost-<A>[-<B>].md (and stdout); the raw metrics of
-# every boot in build/bench/cost/.
+# Output: build/bench/cost-<A>[-<B>].md (and stdout), with two kernels also
+# build/bench/cost-<A>-<B>.json (the rows, for bench/ab.json); the raw
+# metrics of every boot in build/bench/cost-<A>[-<B>]/.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -77,3 +78,15 @@ out=$build/bench/$name.md
 	done | "$top/bench/host/cost-table.awk" -v a="$1" -v b="${2:-}"
 } >"$out"
 cat "$out"
+# The A/B rows as JSON too (bench/ab.json collects them), with the method.
+[ $# = 2 ] || exit 0
+for k in "$@"; do
+	for i in $(seq "$boots"); do sed "s/^/$k $i /" "$res/$k-$i.metrics"; done
+done | "$top/bench/host/cost-table.awk" -v a="$1" -v b="$2" -v fmt=json |
+	jq -s --arg a "$1" --arg b "$2" --arg date "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+		--argjson shift "${ICOUNT_SHIFT:-0}" --argjson boots "$boots" --rawfile loads "$res/boots" \
+		'{date: $date, method: "bench/host/cost.sh --boots \($boots) \($a) \($b), ACCEL=icount shift \($shift): guest ns = 2^shift instructions; per figure the median of all runs of each kernel, spread (max - min) / median",
+		  a: $a, b: $b, icount_shift: $shift,
+		  boots: ($loads | split("\n") | map(select(length > 0) | split(" ") | {kernel: .[0], boot: (.[1] | tonumber), load_before: (.[2] | tonumber), load_after: (.[3] | tonumber), wall_s: (.[4] | tonumber)})),
+		  rows: .}' >"$build/bench/$name.json"
+echo "cost: A/B rows as JSON in $build/bench/$name.json" >&2

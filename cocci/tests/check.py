@@ -20,7 +20,7 @@ import sys
 
 RULES = ['irqoff', 'preemptoff', 'rawlock',
          'irqchip', 'chained', 'irqhandler', 'hrtimer', 'clockevent', 'ipi',
-         'cpuhp', 'cpupm', 'syscore']
+         'cpuhp', 'cpupm', 'syscore', 'pciops', 'perf']
 TAGS = ['rt-reachable', 'non-rt-arch', 'kconfig-excludes-rt', 'dead-code', 'test-code']
 MARK = re.compile(r'expect:\s*(.*?)\s*(\*/)?\s*$')
 HIDDEN = re.compile(r'hidden:\s*(.*?)\s*(\*/)?\s*$')

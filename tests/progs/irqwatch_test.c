@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -40,6 +41,7 @@
 #define SYS_GEN		"/sys/kernel/irq/generation"
 #define WAIT_MS		5000	/* longest wait for a wake-up or a thread */
 #define WAIT_NS		(WAIT_MS * RTLAB_NSEC_PER_MSEC)
+#define MAX_POLLERS	1000
 
 /* -s: the file a poller waits on */
 static const char *const source_names[] = { "proc", "sysfs", NULL };
@@ -726,6 +728,122 @@ static int cmd_latency(void)
 	return n == cycles ? 0 : 1;
 }
 
+/*
+ * ---- cost: request_irq() + free_irq() with 0..N pollers attached ----
+ *
+ * A fixed amount of work per cycle, for instruction-counted runs
+ * (bench/guest/cost.sh under ACCEL=icount): request, wait until every
+ * poller was woken and re-read the source, free, wait again.  The waits
+ * block on a condition variable the last poller signals, never on a
+ * timer: a timed wait would add guest idle time, which is not kernel cost.
+ * The requester runs above the pollers (FIFO COST_REQUESTER_PRIO vs
+ * COST_POLLER_PRIO) so a woken poller never preempts request_irq() on its
+ * own CPU.  Prints one line of medians over the cycles.
+ */
+#define COST_REQUESTER_PRIO	90
+#define COST_POLLER_PRIO	80
+#define COST_SLOT		5
+
+static pthread_mutex_t cost_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cost_done = PTHREAD_COND_INITIALIZER;
+static int cost_acks;		/* acknowledgements of all pollers, under cost_lock */
+
+static void *cost_poller(void *arg)
+{
+	struct waiter *w = arg;
+
+	set_fifo(COST_POLLER_PRIO);
+	for (;;) {
+		/* no time-out: nothing but a change (or the last one) wakes it */
+		int r = waiter_wait(w, -1);
+
+		if (r < 0)
+			die("%s: poller: %s", source_path, strerror(-r));
+		if (!r)
+			continue;	/* a signal */
+		r = ack(w->fd);
+		if (r)
+			die("%s: poller: read: %s", source_path, strerror(-r));
+		pthread_mutex_lock(&cost_lock);
+		if (++cost_acks % npollers == 0)
+			pthread_cond_signal(&cost_done);
+		pthread_mutex_unlock(&cost_lock);
+		if (atomic_load(&stop))
+			return NULL;
+	}
+}
+
+/* Wait until every poller acknowledged change number @change (1-based). */
+static void cost_wait(int change)
+{
+	pthread_mutex_lock(&cost_lock);
+	while (cost_acks < change * npollers)
+		pthread_cond_wait(&cost_done, &cost_lock);
+	pthread_mutex_unlock(&cost_lock);
+}
+
+static int64_t median_i64(int64_t *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_i64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int cmd_cost(void)
+{
+	struct waiter *ws = calloc((size_t)npollers + 1, sizeof(*ws));
+	pthread_t *tids = calloc((size_t)npollers + 1, sizeof(*tids));
+	int64_t *req = calloc((size_t)cycles, sizeof(*req));
+	int64_t *fre = calloc((size_t)cycles, sizeof(*fre));
+	int64_t *cyc = calloc((size_t)cycles, sizeof(*cyc));
+	int i, c, change = 0;
+
+	if (!ws || !tids || !req || !fre || !cyc)
+		die("out of memory");
+	sim("free %d", COST_SLOT);
+	set_fifo(COST_REQUESTER_PRIO);
+	for (i = 0; i < npollers; i++) {
+		waiter_open(&ws[i]);
+		if (pthread_create(&tids[i], NULL, cost_poller, &ws[i]))
+			die("pthread_create: %s", strerror(errno));
+	}
+	for (c = 0; c < cycles; c++) {
+		struct slot_status st;
+		int64_t t0 = now_ns(), t1;
+
+		if (sim("request %d cost", COST_SLOT) || !sim_status(COST_SLOT, &st))
+			die("request %d failed", c);
+		if (npollers)
+			cost_wait(++change);
+		t1 = now_ns();
+		if (sim("free %d", COST_SLOT))
+			die("free %d failed", c);
+		fre[c] = now_ns() - t1;
+		if (npollers)
+			cost_wait(++change);
+		cyc[c] = now_ns() - t0;
+		req[c] = (int64_t)(st.request_ns - st.start_ns);
+	}
+	if (npollers) {
+		/* one last change wakes every poller to see the stop flag */
+		atomic_store(&stop, true);
+		if (sim("request %d cost", COST_SLOT) || sim("free %d", COST_SLOT))
+			die("last request/free failed");
+		for (i = 0; i < npollers; i++) {
+			pthread_join(tids[i], NULL);
+			waiter_close(&ws[i]);
+		}
+	}
+	printf("pollers=%d cycles=%d request_ns=%" PRId64 " free_ns=%" PRId64 " cycle_ns=%" PRId64 "\n",
+	       npollers, cycles, median_i64(req, cycles), median_i64(fre, cycles),
+	       median_i64(cyc, cycles));
+	free(ws);
+	free(tids);
+	free(req);
+	free(fre);
+	free(cyc);
+	return 0;
+}
+
 /* ---- perms: anyone can read and poll, nobody can write ---- */
 
 static int try_files(unsigned int irq)
@@ -809,6 +927,8 @@ static void usage(FILE *f)
 		"  race      a priority set on notification is never overwritten\n"
 		"  latency   request_irq() returning -> poller awake, median/p99/max\n"
 		"  perms     anyone reads and polls, nobody writes\n"
+		"  cost      -c request/free cycles with -n pollers (0 too) woken and re-reading,\n"
+		"            each waited for; medians of request_irq(), the free, the cycle (ns)\n"
 		"  pidns     the threads file lists pids of the reader's pid namespace\n"
 		"options: -s proc|sysfs (source, default proc)  -e (epoll, default poll)\n"
 		"         -n POLLERS  -c CYCLES  -p PRIO  -j JSONFILE\n");
@@ -840,8 +960,8 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			npollers = atoi(optarg);
-			if (npollers < 1 || npollers > 1000)
-				die_usage("-n: 1 to 1000 pollers");
+			if (npollers < 0 || npollers > MAX_POLLERS)
+				die_usage("-n: 0 to %d pollers", MAX_POLLERS);
 			break;
 		case 'c':
 			cycles = sim_cycles_opt(optarg);
@@ -858,6 +978,10 @@ int main(int argc, char **argv)
 			opt_usage_exit(usage, 2);
 		}
 	}
+	if (!strcmp(cmd, "cost"))
+		return cmd_cost();
+	if (npollers < 1)
+		die_usage("-n: 0 pollers only for cost");
 	if (!strcmp(cmd, "pollers"))
 		return cmd_pollers(false);
 	if (!strcmp(cmd, "churn"))

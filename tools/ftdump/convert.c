@@ -17,6 +17,8 @@
 
 #include "comms.h"
 #include "convert.h"
+#include "rtlab/file.h"
+#include "enums.h"
 #include "formats.h"
 #include "pathf.h"
 #include "invert.h"
@@ -46,6 +48,8 @@ struct run {
 	struct rb_cpu *cpu[MAX_CPUS];
 	int ncpu;
 	struct tep_handle *tep;
+	struct enums *enums;
+	struct formats_info fi;
 	struct ksyms *ks;
 	struct inverter *inv;
 	struct comms *comms;
@@ -308,13 +312,10 @@ static int stage_dir(struct run *r)
 		return -1;
 	}
 	/* libtracecmd reads the formats from a tracing directory: this one
-	 * has the bundle's events and the dump's own command lines */
+	 * gets the bundle's formats (fixed, by formats_load()), its
+	 * printk_formats and the dump's own command lines */
 	if (!realpath(r->o->formats, dir) ||
-	    pathf(path, sizeof(path), "%s/events", r->stage) ||
-	    pathf(target, sizeof(target), "%s/events", dir) ||
-	    symlink(target, path))
-		return -1;
-	if (pathf(path, sizeof(path), "%s/printk_formats", r->stage) ||
+	    pathf(path, sizeof(path), "%s/printk_formats", r->stage) ||
 	    pathf(target, sizeof(target), "%s/printk_formats", dir))
 		return -1;
 	if (!access(target, R_OK) && symlink(target, path))
@@ -324,27 +325,11 @@ static int stage_dir(struct run *r)
 	return write_file(path, "[local] global\n");
 }
 
+/* the stage holds only what stage_dir() and formats_load() made there */
 static void unstage(struct run *r)
 {
-	static const char *const files[] = { "events", "printk_formats",
-					     "trace_clock", "saved_cmdlines",
-					     "no-kallsyms" };
-	char path[PATH_LEN];
-	unsigned int i;
-	int c;
-
-	if (!r->stage[0])
-		return;
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		pathf(path, sizeof(path), "%s/%s", r->stage, files[i]);
-		unlink(path);
-	}
-	for (c = 0; c < MAX_CPUS; c++) {
-		pathf(path, sizeof(path), "%s/cpu%d", r->stage, c);
-		if (unlink(path) && c >= r->ncpu)
-			break;
-	}
-	rmdir(r->stage);
+	if (r->stage[0] && rtlab_remove_tree(r->stage) && errno != ENOENT)
+		fprintf(stderr, "ftdump: could not remove %s\n", r->stage);
 }
 
 static int write_trace(struct run *r, const char *kallsyms)
@@ -400,13 +385,17 @@ static int load_formats(struct run *r, const char **kallsyms)
 	static char kbuf[PATH_LEN];
 	char *text = NULL;
 	size_t size = 0;
-	int bad;
 
-	r->tep = formats_load(r->o->formats, &bad);
-	if (bad)
+	r->enums = formats_enums(r->o->formats, r->o->btf);
+	if (!r->enums)
+		return -1;
+	/* the trace.dat gets the fixed formats: libtracecmd copies them from
+	 * the stage directory */
+	r->tep = formats_load(r->o->formats, r->enums, r->stage, &r->fi);
+	if (r->fi.bad)
 		fprintf(stderr, "ftdump: %s: %d event formats libtraceevent "
 			"could not parse (those events are kept as text)\n",
-			r->o->formats, bad);
+			r->o->formats, r->fi.bad);
 	if (!r->tep || rb_layout_read(r->o->formats, &r->lay)) {
 		fprintf(stderr,
 			"ftdump: %s: no event formats there (a bundle from "
@@ -414,6 +403,9 @@ static int load_formats(struct run *r, const char **kallsyms)
 			r->o->formats);
 		return -1;
 	}
+	r->st.formats = r->fi.events;
+	r->st.formats_fixed = r->fi.fixed;
+	r->st.enums = enums_count(r->enums);
 	*kallsyms = formats_kallsyms(r->o->formats, kbuf, sizeof(kbuf));
 	r->ks = ksyms_load(*kallsyms, &text, &size);
 	if (!r->ks)
@@ -483,8 +475,8 @@ static int run_conversion(struct run *r, struct conv_opts *o)
 			r->ndumps == 1 ? "" : "s", o->dump);
 		return 1;
 	}
-	if (load_formats(r, &kallsyms) || stats_init(&r->st, MAX_CPUS) ||
-	    !(r->comms = comms_new()) || stage_dir(r))
+	if (stats_init(&r->st, MAX_CPUS) || stage_dir(r) ||
+	    load_formats(r, &kallsyms) || !(r->comms = comms_new()))
 		return 1;
 	if (convert_dump(r) || write_trace(r, kallsyms))
 		return 1;
@@ -520,6 +512,7 @@ int convert_run(const struct conv_opts *opts)
 		rb_cpu_close(r.cpu[c]);
 	unstage(&r);
 	inv_free(r.inv);
+	enums_free(r.enums);
 	ksyms_free(r.ks);
 	if (r.tep)
 		tep_free(r.tep);

@@ -8,6 +8,7 @@
 struct conv_opts {
 	const char *log;	/* console log ("-": stdin) */
 	const char *formats;	/* bundle or live tracefs directory */
+	const char *btf;	/* enum constants from this BTF (or NULL) */
 	const char *out;	/* trace.dat to write */
 	int dump;		/* 1-based; 0: the last one */
 	bool list;		/* only list the dumps */

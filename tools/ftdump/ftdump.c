@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ftdump -f FORMATS [-o trace.dat] [options] LOG\n"
-"       ftdump --save-formats DIR [--tracefs DIR] [--kallsyms FILE]\n"
+"       ftdump --save-formats DIR [--tracefs DIR] [--kallsyms FILE] [--btf FILE]\n"
 "\n"
 "Turns an ftrace dump in a console log (sysrq-z, ftrace_dump_on_oops; serial\n"
 "log, dmesg, QEMU console, pstore; with or without printk times and caller\n"
@@ -40,13 +40,17 @@ static void usage(FILE *f)
 "                        page and kallsyms from tracefs into DIR\n"
 "  --tracefs DIR         tracefs to save from (default: the mounted one)\n"
 "  --kallsyms FILE       kallsyms to save (default /proc/kallsyms)\n"
+"  --btf FILE            BTF of the same kernel build (raw or an ELF .BTF\n"
+"                        section) for the enum constants that print fmts\n"
+"                        name (default /sys/kernel/btf/vmlinux); when\n"
+"                        converting: instead of the bundle's \"enums\"\n"
 "  -h, --help            this help\n"
 "\n"
 "Exit: 0 converted, 1 bad input or write error, 2 usage, 3 see --strict.\n",
 		DEFAULT_MAX_ERRORS);
 }
 
-enum { OPT_SAVE = 256, OPT_TRACEFS, OPT_KALLSYMS };
+enum { OPT_SAVE = 256, OPT_TRACEFS, OPT_KALLSYMS, OPT_BTF };
 
 int main(int argc, char **argv)
 {
@@ -61,6 +65,7 @@ int main(int argc, char **argv)
 		{ "save-formats", required_argument, NULL, OPT_SAVE },
 		{ "tracefs", required_argument, NULL, OPT_TRACEFS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "btf", required_argument, NULL, OPT_BTF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -91,6 +96,7 @@ int main(int argc, char **argv)
 		case OPT_SAVE: save = optarg; break;
 		case OPT_TRACEFS: tracefs = optarg; break;
 		case OPT_KALLSYMS: kallsyms = optarg; break;
+		case OPT_BTF: o.btf = optarg; break;
 		case 'h': opt_usage_exit(usage, 0);
 		default: opt_usage_exit(usage, 2);
 		}
@@ -104,7 +110,7 @@ int main(int argc, char **argv)
 		}
 	if (save)
 		return optind == argc &&
-		       !formats_save(tracefs, kallsyms, save) ? 0 : 1;
+		       !formats_save(tracefs, kallsyms, o.btf, save) ? 0 : 1;
 	if (optind + 1 != argc || (!o.formats && !o.list))
 		opt_usage_exit(usage, 2);
 	o.log = argv[optind];

@@ -734,14 +734,25 @@ static bool match(struct inverter *iv, struct cevent *ce, const char *s,
 		const struct fitem *it = &ce->items[i];
 
 		if (!it->conv) {
-			if (len - pos < it->litlen ||
-			    memcmp(s + pos, it->lit, it->litlen))
+			size_t n = it->litlen;
+
+			/* the console drops what a line ends with: "%ps " */
+			if (i + 1 == ce->n && len - pos < n &&
+			    !it->lit[len - pos + strspn(it->lit + len - pos, " ")])
+				n = len - pos;
+			if (len - pos < n || memcmp(s + pos, it->lit, n))
 				return false;
-			pos += it->litlen;
+			pos += n;
 			continue;
 		}
 		t = (struct tok){ s + pos, len - pos, true };
-		if (i + 1 < ce->n && !ce->items[i + 1].conv) {
+		if (i + 2 == ce->n && !ce->items[i + 1].conv &&
+		    !ce->items[i + 1].lit[strspn(ce->items[i + 1].lit, " ")]) {
+			/* "...%ps " at the end: the token is the rest of the
+			 * text, without the spaces the console may have cut */
+			while (t.len && t.s[t.len - 1] == ' ')
+				t.len--;
+		} else if (i + 1 < ce->n && !ce->items[i + 1].conv) {
 			end = find_lit(s + pos, len - pos, &ce->items[i + 1]);
 			if (!end)
 				return false;
@@ -830,6 +841,8 @@ static bool renders_as(struct inverter *iv, struct cevent *ce,
 	while (n && (iv->seq.buffer[n - 1] == ' ' ||
 		     iv->seq.buffer[n - 1] == '\n'))
 		n--;
+	while (len && s[len - 1] == ' ')	/* "function=%ps " */
+		len--;
 	return same_text(iv->seq.buffer, n, s, len);
 }
 

@@ -114,6 +114,9 @@ void stats_print(const struct stats *s, const char *log, FILE *f)
 	fprintf(f, "%s: dump %d of %d (line %lu): %lu records, %lu rebuilt, "
 		"%lu kept as text, %llu lost\n", log, s->dump, s->ndumps,
 		s->dump_line, s->events, s->rebuilt, s->text, s->lost);
+	fprintf(f, "  formats: %d events, %d print fmts fixed (enum names, "
+		"constant groups), %zu enum constants known\n", s->formats,
+		s->formats_fixed, s->enums);
 	for (c = 0; c < s->ncpu; c++)
 		fprintf(f, "  CPU %d: %lu records, %llu lost\n", c,
 			s->cpu_events[c], s->cpu_lost[c]);

@@ -31,6 +31,8 @@ struct stats {
 	bool ended;			/* the dump's end marker was seen */
 	bool marker;			/* ... and its start marker */
 	int dump, ndumps;
+	int formats, formats_fixed;	/* parsed; print fmts fixed */
+	size_t enums;			/* enum constants known */
 	unsigned long dump_line, last_line;
 };
 

@@ -68,3 +68,21 @@ void collapse(int x)
 	take_s();
 	raw_spin_unlock(&r);
 }
+
+/* a C "if (!IS_ENABLED(CONFIG_PREEMPT_RT))" is compiled out on RT: its
+ * statement and its block are dead-code, the else branch is not */
+void c_not_rt(int x)
+{
+	raw_spin_lock(&r);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_lock(&s);	/* hidden: rawlock &s dead-code */
+	else
+		kfree(NULL);	/* expect: rawlock kfree() */
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		if (x)
+			wake_up(NULL);	/* hidden: rawlock wake_up() dead-code */
+	} else {
+		get_random_u32();	/* expect: rawlock get_random_u32() */
+	}
+	raw_spin_unlock(&r);
+}

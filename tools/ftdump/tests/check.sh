@@ -32,21 +32,46 @@ check "--help exits 0 and names --save-formats" sh -c "$FT --help | grep -q -- -
 check "man page renders" sh -c "MANWIDTH=80 man -l ftdump.1 2>/dev/null | grep -q 'save-formats'"
 check "no arguments: usage, exit 2" sh -c "$FT; test \$? -eq 2"
 
+# a BTF standing in for the kernel's: enum hrtimer_mode as 6.12 has it
+gcc -c -gbtf -o "$T/hm.o" tests/hrtimer-mode.c
+
 # --- the sample dump: every kind of record the fixture formats have
 conv tests/sample.log && cp "$T/x.rec" "$T/base.rec" && cp "$T/x.sum" "$T/base.sum" && cp "$T/x.dat" "$T/base.dat" && cp "$T/x.err" "$T/x.err.base"
 check "sample converts, trace-cmd report reads it" test -s "$T/base.rec"
-check "10 records on 2 CPUs, 42 lost" sh -c "grep -q '12 records, 10 rebuilt, 2 kept as text, 42 lost' $T/base.sum && grep -q '^cpus=2' $T/x.raw"
+check "12 records on 2 CPUs, 42 lost" sh -c "grep -q '12 records, 11 rebuilt, 1 kept as text, 42 lost' $T/base.sum && grep -q '^cpus=2' $T/x.raw"
 check "sched_switch fields equal the text (prev_state D|T+ = 262)" grep -q 'prev_comm=hackbench prev_pid=231 prev_prio=120 prev_state=262 next_comm=swapper/0 next_pid=0 next_prio=120' "$T/base.rec"
 check "lost events are in the file" sh -c "trace-cmd report $T/x.dat 2>/dev/null | grep -q 'CPU:1 \[42 EVENTS DROPPED\]'"
 check "function line rebuilt from kallsyms" grep -q 'function: *ip=do_idle parent_ip=cpuidle_enter' "$T/base.rec"
 check "trace_marker text is a print record" grep -q 'print: *ip=tracing_mark_write buf=hello marker' "$T/base.rec"
 check "irq_handler_exit: conditional string inverted (ret=handled -> 1)" grep -q 'irq_handler_exit: *irq=24 ret=1' "$T/base.rec"
-# libtraceevent 1.7.1 prints timer_start's flags wrong ("x & (A | B)" is
-# parsed as "(x & A) | B"): the record cannot print back as dumped
-check "timer_start: kept as text, named on stderr" sh -c "grep -q 'sample.log:15: timer_start: text does not fit' $T/x.err.base && grep -q 'buf=timer_start: timer=ffff888003a1c000' $T/base.rec"
+# libtraceevent 1.7.1 parses timer_start's "flags & (A | B | C | D)" as
+# "(flags & A) | B | C | D": ftdump folds the constant group first
+check "timer_start rebuilt: flags D|I, cpu 1, idx 70 (0x11a80001)" sh -c "grep -q 'timer_start: *timer=0xffff888003a1c000 function=process_timeout expires=4294670000 bucket_expiry=4294670000 now=0xfffb75b6 flags=296222721' $T/base.rec && trace-cmd report $T/base.dat 2>/dev/null | grep -q 'cpu=1 idx=70 flags=D|I\$'"
+# hrtimer_start's __print_symbolic names HRTIMER_MODE_* (6.12 has no
+# TRACE_DEFINE_ENUM for them): the bundle's "enums" resolves them
+check "hrtimer_start with enum names rebuilt (mode=ABS -> 0)" grep -q 'hrtimer_start: *hrtimer=0xa1b2c3d4 function=hrtimer_wakeup expires=12345000 softexpires=12345000 mode=0' "$T/base.rec"
+# (-N: without trace-cmd's hrtimer plugin, which prints no mode)
+check "the trace.dat has the fixed formats: trace-cmd report -N prints mode=ABS" sh -c "trace-cmd report -N $T/base.dat 2>/dev/null | grep -q 'softexpires=12345000 mode=ABS\$'"
+sed 's/mode=ABS$/mode=REL|PINNED|HARD/' tests/sample.log > "$T/hard.log"
+if conv "$T/hard.log" && grep -q 'softexpires=12345000 mode=11' "$T/x.rec"; then ok "mode=REL|PINNED|HARD -> 11 (the longest symbol that fits)"; else notok "mode=REL|PINNED|HARD -> 11"; fi
+mkdir -p "$T/noenums" && cp -r $FMT/events $FMT/kallsyms "$T/noenums/"
+check "bundle without enums: hrtimer_start kept as text, named" sh -c "$FT -f $T/noenums -o $T/ne.dat tests/sample.log 2>$T/ne.err >/dev/null && grep -q 'sample.log:12: hrtimer_start: text does not fit' $T/ne.err && trace-cmd report $T/ne.dat 2>/dev/null | grep -q 'print: .*0x0: hrtimer_start: hrtimer='"
+check "--btf FILE when converting: the same records as the bundle's enums" sh -c "$FT -q -f $T/noenums --btf $T/hm.o -o $T/nb.dat tests/sample.log 2>/dev/null && trace-cmd report -R $T/nb.dat 2>/dev/null | grep -v '^cpus=' | cmp -s - $T/base.rec"
+printf 'HRTIMER_MODE_ABS 0\nnot a line\n' > "$T/noenums/enums"
+check "bad enums file: file:line error, exit 1, no output" sh -c "$FT -f $T/noenums -o $T/be.dat tests/sample.log 2>&1 | grep -q 'noenums/enums:2: not \"NAME VALUE\"'; test \$? -eq 0 && test ! -e $T/be.dat"
+check "--btf of a file without BTF: named, exit 1" sh -c "$FT -f $FMT --btf tests/sample.log -o $T/bb.dat tests/sample.log 2>&1 | grep -q 'sample.log: no BTF there'; test ! -e $T/bb.dat"
+# a print fmt ending in a space ("function=%ps "), kept or cut by the console
+awk '{ print } /irq_handler_entry/ { sub(/121us : irq_handler_entry: .*/, "122us : workqueue_activate_work: work struct ffff888003a1c000 function=process_timeout "); print }' tests/sample.log > "$T/wq.log"
+if conv "$T/wq.log" && grep -q 'workqueue_activate_work: *work=0xffff888003a1c000 function=process_timeout' "$T/x.rec" &&
+   sed 's/ $//' "$T/wq.log" > "$T/wq2.log" && conv "$T/wq2.log" && grep -q 'workqueue_activate_work: *work=0xffff888003a1c000' "$T/x.rec"; then
+	ok "a print fmt's trailing space, with and without it on the console"
+else
+	notok "a print fmt's trailing space"; sed 's/^/# /' "$T/x.err"
+fi
+check "print fmt fixes (unit tests)" build/san/test_fmtfix
 check "__data_loc string, symbolic and %p fields rebuilt" sh -c "grep -q 'irq=24 name=virtio0-input.0' $T/base.rec && grep -q 'vec=7' $T/base.rec && grep -q 'hrtimer=0xa1b2c3d4 function=hrtimer_wakeup' $T/base.rec"
 check "full comm from sched_switch in the pid table" sh -c "trace-cmd report $T/x.dat 2>/dev/null | grep -q 'kworker/0:1-12'"
-check "unknown event: error names line and event, kept as text" sh -c "grep -q 'sample.log:17: mystery_event: is not an event' $T/x.err && grep -q 'buf=mystery_event: a=1 b=2' $T/base.rec"
+check "unknown event: error names line and event, kept as text" sh -c "grep -q 'sample.log:17: mystery_event: is not an event' $T/x.err.base && grep -q 'buf=mystery_event: a=1 b=2' $T/base.rec"
 
 # --- input forms: the same records from each
 sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' tests/sample.log > "$T/nots.log"
@@ -70,7 +95,7 @@ check "unwritable output: exit 1, no file left" sh -c "$FT -q -f $FMT -o $T/nodi
 # --- truncated and several dumps
 head -c "$(grep -b 'prev_state=D|T+' tests/sample.log | cut -d: -f1)" tests/sample.log > "$T/trunc.log"
 printf '[   12.345688] hackbench-231       0d..2.    150us : sched_switch: prev_comm=hackb' >> "$T/trunc.log"
-if conv "$T/trunc.log" && grep -q '11 records, 9 rebuilt, 2 kept as text' "$T/x.sum" && grep -q 'truncated: the dump.s end marker is missing' "$T/x.sum" && grep -q 'buf=sched_switch: prev_comm=hackb' "$T/x.rec"; then ok "truncated dump: complete records kept, the cut one as text, loss reported"; else notok "truncated dump"; cat "$T/x.sum" | sed 's/^/# /'; fi
+if conv "$T/trunc.log" && grep -q '11 records, 10 rebuilt, 1 kept as text' "$T/x.sum" && grep -q 'truncated: the dump.s end marker is missing' "$T/x.sum" && grep -q 'buf=sched_switch: prev_comm=hackb' "$T/x.rec"; then ok "truncated dump: complete records kept, the cut one as text, loss reported"; else notok "truncated dump"; cat "$T/x.sum" | sed 's/^/# /'; fi
 { sed 's/hello marker/first dump/' tests/sample.log; cat tests/sample.log; } > "$T/two.log"
 if conv "$T/two.log" && cmp -s "$T/base.rec" "$T/x.rec" && conv "$T/two.log" --dump 1 && grep -q 'buf=first dump' "$T/x.rec" && $FT --list "$T/two.log" | grep -c '^dump' | grep -qx 2; then ok "two dumps: the last by default, --dump 1, --list"; else notok "two dumps"; fi
 grep -v ' 0d\.\.\| 0\.\.' tests/sample.log | grep -v '<idle>-0         0' > "$T/orig.log"
@@ -86,21 +111,45 @@ check "formats directory without formats: exit 1, named" sh -c "$FT -f $T -o $T/
 
 # --- the format bundle from a tracefs layout
 mkdir -p "$T/tracefs" && cp -r $FMT/events "$T/tracefs/" && cp $FMT/kallsyms "$T/tracefs/k"
+grep -v '^#' $FMT/enums > "$T/fx.enums"
 # as in the kernel: every system has an "enable" file but ftrace (which
 # libtracefs therefore does not list; the bundle must still carry it)
 for d in "$T"/tracefs/events/*/; do [ "$(basename "$d")" = ftrace ] || : > "$d/enable"; done
-if $FT --save-formats "$T/bundle" --tracefs "$T/tracefs" --kallsyms "$T/tracefs/k" 2>"$T/save.err" &&
+if $FT --save-formats "$T/bundle" --tracefs "$T/tracefs" --kallsyms "$T/tracefs/k" --btf "$T/hm.o" 2>"$T/save.err" &&
    $FT -q -f "$T/bundle" -o "$T/b.dat" tests/sample.log 2>/dev/null &&
    trace-cmd report -R "$T/b.dat" 2>/dev/null | grep -v '^cpus=' | cmp -s - "$T/base.rec"; then
 	ok "--save-formats bundle converts the same"
 else
 	notok "--save-formats bundle converts the same"; sed 's/^/# /' "$T/save.err"
 fi
+check "--save-formats --btf: the enums of the print fmts, as in the fixture" sh -c "grep -v '^#' $T/bundle/enums | cmp -s - $T/fx.enums && grep -q '12 constant names of the print fmts resolved' $T/save.err"
+check "--save-formats --btf without BTF: exit 1, no bundle left" sh -c "! $FT --save-formats $T/bundle2 --tracefs $T/tracefs --kallsyms $T/tracefs/k --btf tests/sample.log 2>/dev/null && test ! -e $T/bundle2 && test ! -e $T/bundle2.tmp"
 
-# --- the truth comparison of the guest test (tests/ftdump-compare.sh)
-check "compare: a conversion equals itself" sh -c "./tests/ftdump-compare.sh $T/base.dat $T/base.dat"
+# --- the truth comparison of the guest test (tests/ftdump-compare.c):
+# the "truth" is a converted log too; each case changes the dump or the truth
+CMP=build/san/ftdump-compare
+# cmp_case NAME RC GREP TRUTH-LOG DUMP-LOG: exit status RC and GREP in its output
+cmp_case() {
+	$FT -q -f $FMT -o "$T/ct.dat" "$4" 2>/dev/null && $FT -q -f $FMT -o "$T/cd.dat" "$5" 2>/dev/null &&
+		$CMP "$T/ct.dat" "$T/cd.dat" > "$T/cmp.out" 2>&1
+	rc=$?
+	if [ "$rc" -eq "$2" ] && grep -q -- "$3" "$T/cmp.out"; then ok "compare: $1"; else notok "compare: $1 (exit $rc)"; sed 's/^/# /' "$T/cmp.out"; fi
+}
+cmp_case "a conversion equals itself" 0 'paired 12 (kept as text 1), no twin 0' tests/sample.log tests/sample.log
+# as when an interrupt comes between the two writes of sched_wakeup: in the
+# truth it follows the interrupt's records and is 15 us later
+awk '/sched_wakeup/ { w = $0; sub(/110us/, "125us", w); next } { print } /irq_handler_entry/ { print w }' tests/sample.log > "$T/reorder.log"
+cmp_case "reordered by an interrupt, 15 us late: paired" 0 '1 pairs >= 1000 ns apart, most 15000 ns' "$T/reorder.log" tests/sample.log
 sed 's/prev_prio=120 prev_state=S/prev_prio=99 prev_state=S/' tests/sample.log > "$T/diff.log"
-check "compare: one changed field is found" sh -c "$FT -q -f $FMT -o $T/d.dat $T/diff.log 2>/dev/null; ! ./tests/ftdump-compare.sh $T/base.dat $T/d.dat > $T/cmp.out && grep -q 'different 1,' $T/cmp.out"
+cmp_case "a changed field: no twin, and its truth not in the dump" 1 'no twin in the truth: 231 sched_switch .*prev_prio=99' tests/sample.log "$T/diff.log"
+check "compare: ... the truth record named too" grep -q 'not in the dump: 231 sched_switch .*prev_prio=120 prev_state=1 ' "$T/cmp.out"
+grep -v 'irq_handler_entry' tests/sample.log > "$T/miss.log"
+cmp_case "a missing record is named" 1 'truth 121000 ns: not in the dump: 0 irq_handler_entry irq=24' tests/sample.log "$T/miss.log"
+awk '{ print } /irq_handler_entry/ { sub(/121us/, "122us"); sub(/irq=24/, "irq=25"); print }' tests/sample.log > "$T/extra.log"
+cmp_case "an extra record has no twin" 1 'no twin in the truth: 0 irq_handler_entry irq=25' tests/sample.log "$T/extra.log"
+sed -e 's/  120us : softirq_entry/  112us : softirq_entry/' -e 's/  121us : irq_handler_entry/  113us : irq_handler_entry/' tests/sample.log > "$T/early.log"
+cmp_case "dump times 8 us early: a twin after the next record" 1 'twin at 120000 ns, out of its bounds 0..114000 ns' tests/sample.log "$T/early.log"
+check "compare: not trace.dat files: exit 2" sh -c "$CMP tests/sample.log tests/sample.log >/dev/null 2>&1; test \$? -eq 2"
 
 # --- the real viewer: KernelShark 2.2 under Xvfb, screenshot kept
 ./build/gen-log 3000 4 > "$T/ks.log"

@@ -342,6 +342,14 @@ int td_build_event_classes(struct td_source *src, struct td_buffer *buf)
 
 		if (ev->id < 0)
 			continue;
+		/*
+		 * Two formats with one id (a corrupt file, found by fuzzing):
+		 * a second event class with that id would break a
+		 * babeltrace2 precondition (abort), and records of that id
+		 * could belong to either, so the file is refused.
+		 */
+		if (evc->ec)
+			return -1;
 		evc->ec = bt_event_class_create_with_id(buf->sc,
 							(uint64_t)ev->id);
 		st = bt_field_class_structure_create(src->tc);
