@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt-debug cpus=2 mem=512 timeout=600 accel=icount
+# rtlab: kernel=rt-debug cpus=1 mem=512 timeout=600 accel=icount
 # SCHED_FLAG_DL_OVERRUN beside other deadline tasks and an RT group server
 # on each CPU (issue 22 item 3, case 3 of 94-dl-overrun.sh, which it runs).
 # Pending: tests/guest-pending/README.md.
