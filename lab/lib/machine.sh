@@ -174,6 +174,13 @@ swtpm_stop() {
 # not waited for; align=off: never slowed down to the host's clock), so
 # time measured in the guest is an instruction count, the same on a quiet
 # and a loaded host.
+# Hazard: the count is of all vCPUs together.  While one vCPU runs its
+# slice (up to the next timer event) the others stand still between two
+# instructions, yet their clock moves on: with two busy vCPUs a task is
+# charged the other vCPU's slices as its own CPU time, in steps of up to
+# 4.1 ms between two back-to-back clock reads (tests/guest/94-dl-overrun.sh,
+# which therefore runs on one vCPU).  Figures stay deterministic, but a
+# per-task CPU time is that task's instructions only when one vCPU is busy.
 # ICOUNT_SHIFT=0: one guest nanosecond is one instruction, so figures read
 # as instruction counts, and a 1 G instruction/s guest is within a small
 # factor of real hardware, so work relative to timer events (the 1 kHz
