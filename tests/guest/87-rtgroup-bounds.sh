@@ -95,15 +95,7 @@ tap_check "root: out-of-bounds server parameters refused with EINVAL, bounds tak
 # delegator sets the subtree's own limit.
 grep -q "^$DUSER:" /etc/passwd 2>/dev/null || echo "$DUSER:x:$DUID:$DUID::/tmp:/bin/sh" >>/etc/passwd
 # uwr FILE VALUE: wr as the delegatee
-uwr() {
-	werr=$(su -s /bin/sh "$DUSER" -c "echo '$2' >'$1'" 2>&1) && { werr=""; return 0; }
-	case "$werr" in
-	*"Invalid argument"*) werr=EINVAL ;;
-	*"Device or resource busy"*) werr=EBUSY ;;
-	*"Permission denied"*) werr=EACCES ;;
-	esac
-	return 1
-}
+uwr() { wr_as "$DUSER" "$@"; }
 if mkdir $D && wr $D/cpu.rt.max "50000 100000" && wr $D/cgroup.subtree_control +cpu &&
    chown $DUID:$DUID $D $D/cgroup.procs $D/cgroup.subtree_control $D/cgroup.threads &&
    su -s /bin/sh "$DUSER" -c "mkdir $D/c" && [ "$(stat -c %u $D/c/cpu.rt.max)" = $DUID ]; then

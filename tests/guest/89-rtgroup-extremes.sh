@@ -72,19 +72,11 @@ tap_check "root cpu.rt_runtime_us / cpu.rt_period_us extremes${bad:+:$bad}" [ -z
 
 # --- 4 ---
 bad=""
-# nwr FILE VALUE: wr as nobody
-nwr() {
-	werr=$(su -s /bin/sh nobody -c "echo '$2' >'$1'" 2>&1) && { werr=""; return 0; }
-	case "$werr" in
-	*"Permission denied"*) werr=EACCES ;;
-	esac
-	return 1
-}
 SYS=/proc/sys/kernel/sched_rt_runtime_us
 for f in $R $P $CG/cpu.rt_runtime_us $CG/cpu.rt_period_us $SYS; do
 	for v in 0 1 $TWO64 -1; do
 		b=$(cat $f)
-		if nwr $f "$v" || [ "$werr" != EACCES ] || [ "$(cat $f)" != "$b" ]; then
+		if wr_as nobody $f "$v" || [ "$werr" != EACCES ] || [ "$(cat $f)" != "$b" ]; then
 			bad="$bad [nobody: $(basename $f) \"$v\": ${werr:-taken}, reads $(cat $f)]"
 		fi
 	done

@@ -92,6 +92,17 @@ fifo_hog() {
 # (EINVAL, EBUSY, EPERM, EACCES, ERANGE) or the shell's message
 wr() {
 	werr=$( (echo "$2" >"$1") 2>&1 ) && { werr=""; return 0; }
+	_wr_errno
+	return 1
+}
+# wr_as USER FILE VALUE: wr as USER (an unprivileged or a delegated writer)
+wr_as() {
+	werr=$(su -s /bin/sh "$1" -c "echo '$3' >'$2'" 2>&1) && { werr=""; return 0; }
+	_wr_errno
+	return 1
+}
+# _wr_errno: $werr, the shell's message of a failed write, as the errno's name
+_wr_errno() {
 	case "$werr" in
 	*"Invalid argument"*) werr=EINVAL ;;
 	*"Device or resource busy"*) werr=EBUSY ;;
@@ -99,7 +110,6 @@ wr() {
 	*"Permission denied"*) werr=EACCES ;;
 	*"out of range"*) werr=ERANGE ;;
 	esac
-	return 1
 }
 # cpu_pct PID SECS: PID's CPU time over SECS s, in percent of one CPU
 # (from schedstat: what the task ran, whatever the host did meanwhile)
