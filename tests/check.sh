@@ -51,7 +51,7 @@ done
 
 if [ "$host_only" = 0 ]; then
 	phase "guest tests"
-	mapfile -t gt < <(ls tests/guest/* | grep -v '/lib\.sh$' | sort)
+	mapfile -t gt < <(find tests/guest -maxdepth 1 -type f -name '*.sh' ! -name lib.sh | sort)
 	lab/rtlab run --suite guest "${gt[@]}" >"$results/guest.log" 2>&1
 	# one TAP file per boot: each has its own plan line
 	n=0
@@ -89,5 +89,15 @@ phase "done"
 if grep -q '^not ok' "$results"/*.tap 2>/dev/null; then
 	echo "== failures"
 	grep -H '^not ok' "$results"/*.tap | sed "s|^$results/|   |"
+	# and what each failed point printed before it (its diagnostics, the
+	# last 30 lines of them), so that a CI log alone explains the failure
+	echo "== failures with their diagnostics"
+	for f in "$results"/*.tap; do
+		awk -v f="${f#"$results"/}" '
+			/^#/ { d[n++ % 30] = $0; next }
+			/^not ok/ { print "   " f ": " $0
+				for (i = (n > 30 ? n - 30 : 0); i < n; i++) print "      " d[i % 30] }
+			{ n = 0 }' "$f"
+	done
 fi
 "$labcheck" tally "$results"/*.tap
