@@ -149,6 +149,17 @@ awk '{ print } /irq_handler_entry/ { sub(/121us/, "122us"); sub(/irq=24/, "irq=2
 cmp_case "an extra record has no twin" 1 'no twin in the truth: 0 irq_handler_entry irq=25' tests/sample.log "$T/extra.log"
 sed -e 's/  120us : softirq_entry/  112us : softirq_entry/' -e 's/  121us : irq_handler_entry/  113us : irq_handler_entry/' tests/sample.log > "$T/early.log"
 cmp_case "dump times 8 us early: a twin after the next record" 1 'twin at 120000 ns, out of its bounds 0..114000 ns' tests/sample.log "$T/early.log"
+# an interrupt between the two writes of a function record (the truth's
+# first, then the top buffer's) where the top buffer's kept writes begin:
+# the interrupt's record is in the truth after the function record's twin
+# and lost from the dump, written before the dump's first record
+awk '/  100us : sched_switch/ && !d { print "[   12.345680]   <idle>-0         0d..1.     96us : do_idle <-cpuidle_enter"
+	print "[   12.345680]   <idle>-0         0d.h1.     97us : irq_handler_entry: irq=30 name=timer"; d = 1 } { print }' tests/sample.log > "$T/fedge-t.log"
+awk '/  100us : sched_switch/ && !d { print "[   12.345680]   <idle>-0         0d..1.     99us : do_idle <-cpuidle_enter"; d = 1 } { print }' tests/sample.log > "$T/fedge-d.log"
+cmp_case "an interrupted function record at the dump's start: its interrupt excused" 0 'truth 97000 ns: written before the dump.s first record: 0 irq_handler_entry irq=30' "$T/fedge-t.log" "$T/fedge-d.log"
+# the same interrupt record after the dump's first record: a real loss
+awk '/  140us : do_idle/ { print; print "[   12.345687]   <idle>-0         0d.h1.    141us : irq_handler_entry: irq=30 name=timer"; next } { print }' tests/sample.log > "$T/fmid-t.log"
+cmp_case "... but not one written after the dump's first record" 1 'truth 141000 ns: not in the dump: 0 irq_handler_entry irq=30' "$T/fmid-t.log" tests/sample.log
 check "compare: not trace.dat files: exit 2" sh -c "$CMP tests/sample.log tests/sample.log >/dev/null 2>&1; test \$? -eq 2"
 
 # --- the real viewer: KernelShark 2.2 under Xvfb, screenshot kept

@@ -30,7 +30,8 @@
  *
  * Reported (each record): dumped records without a twin, truth records
  * that fall inside the dump (between the first and the last truth twin of
- * a CPU) without a twin, and pairs out of those bounds. Exit 0 when
+ * a CPU, less those provably written before the dump's first record:
+ * check_missing()) without a twin, and pairs out of those bounds. Exit 0 when
  * there are none and at least one record was paired; 1 otherwise; 2 on
  * bad use.
  */
@@ -510,15 +511,26 @@ struct tally {
 
 /*
  * Truth records that must be in the dump: those between the CPU's first
- * and last truth twin. One exception at the start, where the top buffer
- * overwrote its oldest page: an event whose first write was on that page
- * while an interrupt came before its second write; the interrupt's
- * records (hard irq or NMI context) are then the first dumped records and
- * come before it in the truth.
+ * and last truth twin. Two exceptions at the start, where the top buffer
+ * overwrote its oldest pages (it keeps the newest of its writes, from the
+ * dump's first record on):
+ * - an event whose first write was on a lost page while an interrupt came
+ *   before its second write; the interrupt's records (hard irq or NMI
+ *   context) are then the first dumped records and come before it in the
+ *   truth;
+ * - a trace event written into the truth before the dump's first record
+ *   was written into the top buffer (truth time below that record's dump
+ *   time less the resolution): its own top write came earlier still, so
+ *   it was lost. It can follow the first twin in the truth when that twin
+ *   is a function record interrupted between its two writes: the function
+ *   record's top write then follows the interrupt's.
+ * (Function records are written into the truth first, so their truth time
+ * says nothing about their top write: never excused by time.)
  */
 static void check_missing(struct ctx *c, int cpu, struct tally *t)
 {
 	struct rec *tr = c->t.r[cpu];
+	const struct rec *d0 = c->d.n[cpu] ? &c->d.r[cpu][0] : NULL;
 	size_t i, first = c->t.n[cpu], last = 0, seen = 0;
 	long top = -1;
 	bool start = true;
@@ -543,6 +555,14 @@ static void check_missing(struct ctx *c, int cpu, struct tally *t)
 			printf("CPU %d: truth %llu ns: enclosing the first "
 			       "dumped interrupt, written before the dump: %s\n",
 			       cpu, tr[i].ts, tr[i].desc);
+			continue;
+		}
+		if (d0 && !tr[i].truth_first &&
+		    (long long)tr[i].ts - c->off <
+		    (long long)d0->ts - (long long)RES_NS) {
+			t->edge++;
+			printf("CPU %d: truth %llu ns: written before the dump's "
+			       "first record: %s\n", cpu, tr[i].ts, tr[i].desc);
 			continue;
 		}
 		t->missing++;
