@@ -29,6 +29,7 @@
 # one run (group / root), or the same row between two kernels in one
 # session (bench/host/rtgroup-ab.sh).
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 L=/usr/local/libexec/rtlab/rtgload
 CG=/sys/fs/cgroup/cpu
@@ -42,11 +43,6 @@ ncpu=$(grep -c ^processor /proc/cpuinfo)
 metrics=$out/metrics.txt	# "name value" lines, for bench/host/rtgroup-ab.sh
 : >"$metrics"
 
-cg_mount() {
-	grep -q " $CG cgroup .*cpu" /proc/mounts && return 0
-	grep -q ' /sys/fs/cgroup ' /proc/mounts || mount -t tmpfs cgroup_root /sys/fs/cgroup || return 1
-	mkdir -p $CG && mount -t cgroup -o cpu none $CG
-}
 cleanup() {
 	for g in $CG/rtgb-*; do
 		[ -d "$g" ] || continue

@@ -13,6 +13,7 @@
 # and "bare": a SCHED_FIFO 80 poller of /sys/kernel/irq/generation awake
 # (tests/progs/irqwatch_test latency, what bench/guest/irq-notify.sh runs).
 . /rtlab/lib.sh
+. /rtlab/lib/rtirqd.sh
 
 N=${RTIRQD_BREAKDOWN_CYCLES:-1000}
 OUT=${RTLAB_OUT:-/tmp}

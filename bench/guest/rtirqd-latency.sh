@@ -9,6 +9,7 @@
 # all in one boot.  Needs rtlab_irqsim (kernel/modules/rtlab_irqsim); its
 # control interface is set below (see its README).
 . /rtlab/lib.sh
+. /rtlab/lib/rtirqd.sh
 
 N=${RTIRQD_BENCH_CYCLES:-1000}
 N_POLL=${RTIRQD_BENCH_POLL_CYCLES:-$N}

@@ -78,6 +78,7 @@ guest_layer() {
 	chmod 0755 "$g"
 	install -D -m 0755 "$top/lab/image/init" "$g/init"
 	install -D -m 0644 "$top/tests/guest/lib.sh" "$g/rtlab/lib.sh"
+	install -D -m 0644 -t "$g/rtlab/lib" "$top"/tests/guest/lib/*.sh
 	install_exec "$top"/tests/guest/* "$g/rtlab/tests"
 	install_exec "$top"/tests/stress/* "$g/rtlab/stress"
 	install_exec "$top"/lab/selftest/reboot/* "$g/rtlab/reboot"

@@ -32,6 +32,7 @@
 #   7  every group made here is removed again
 # Whole run: about 70 s of guest time under TCG.
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 L=${RTGLOAD:-/usr/local/libexec/rtlab/rtgload}
 CG=/sys/fs/cgroup/cpu

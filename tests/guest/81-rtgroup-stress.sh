@@ -28,6 +28,7 @@
 # before the stress), and afterwards a 10 ms / 100 ms group still gives its
 # pinned FIFO hog 10% +-1 of the CPU over 6 s.
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 L=${RTGLOAD:-/usr/local/libexec/rtlab/rtgload}
 CG=/sys/fs/cgroup/cpu

@@ -19,6 +19,7 @@
 # Bandwidth is the CPU time of each task (/proc/.../schedstat) over a 6 s
 # window, +-1 percentage point.
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 L=${RTGLOAD:-/usr/local/libexec/rtlab/rtgload}
 CG=/sys/fs/cgroup/cpu

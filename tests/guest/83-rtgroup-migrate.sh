@@ -14,6 +14,7 @@
 # servers' replenishments with them: a window that misses is measured again,
 # up to 3 times, and every window is printed.
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 CG=/sys/fs/cgroup/cpu
 SECS=${RTG_SECS:-6}

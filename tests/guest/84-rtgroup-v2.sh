@@ -15,6 +15,7 @@
 #   5  in a 10 ms / 100 ms group, a pinned FIFO hog gets 10% +-1 of its CPU
 #      and an unpinned one 40% +-2 of one CPU (the servers of 4 CPUs)
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 
 R=/sys/fs/cgroup
 SECS=${RTG_SECS:-6}

@@ -16,6 +16,7 @@
 # Any splat (lockdep, sleeping in atomic, a WARN in the deadline class)
 # fails the test: the harness watches the console.
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 CG=/sys/fs/cgroup/cpu
 SECS=${RTG_SECS:-6}

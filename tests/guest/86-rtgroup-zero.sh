@@ -16,6 +16,7 @@
 #      the task within 1 s.  The task lives about 2 s: an unthrottled root
 #      FIFO hog would starve rcuc on its CPU if it ran for long.
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 CG=/sys/fs/cgroup/cpu
 G=$CG/rtg-z

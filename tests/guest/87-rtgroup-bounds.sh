@@ -17,6 +17,7 @@
 # mapped: a FIFO 50 hog in the group and a fair hog share CPU 1 for 2 s, and
 # their shares are printed.
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 
 R=/sys/fs/cgroup
 G=$R/rtg-b

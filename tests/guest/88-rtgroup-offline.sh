@@ -8,6 +8,7 @@
 #   2  CPU 2 goes offline too (2 x 75% on 2 CPUs), and both come back
 #   3  every root domain reserves afterwards what it did before
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 CG=/sys/fs/cgroup/cpu
 G=$CG/rtg-off

@@ -23,6 +23,7 @@
 # replenishment timer after sched_cpu_wait_empty(); fixed in 0007
 # (rt_server_replenished() stops it): 0 in 80 and 84 offlines.
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 
 R=/sys/fs/cgroup
 A=$R/rtg-race-a

@@ -16,6 +16,7 @@
 #   5  no CPU is wedged: on every CPU a FIFO hog in G gets its share
 #      (at least 5% of 10%) and a fair task runs
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 CG=/sys/fs/cgroup/cpu
 G=$CG/rtg-x

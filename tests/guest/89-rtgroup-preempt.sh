@@ -17,6 +17,7 @@
 #      preempt L there at once (the wake-up preemption check after a push):
 #      H gets more than 0.15 of a CPU and L less than 0.05.
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 CG=/sys/fs/cgroup/cpu
 G=$CG/rtg-p

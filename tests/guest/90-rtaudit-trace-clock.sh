@@ -5,6 +5,7 @@
 # both CPUs is flagged; the same instance with mono, or local on one CPU,
 # is not.
 . /rtlab/lib.sh
+. /rtlab/lib/rtaudit.sh
 T=/sys/kernel/tracing
 I=$T/instances/rta-local
 tap_plan 4

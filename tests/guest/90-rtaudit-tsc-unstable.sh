@@ -5,6 +5,7 @@
 # TSC unstable", drops the TSC and falls back to HPET or ACPI PM;
 # rtaudit system must report each of these.
 . /rtlab/lib.sh
+. /rtlab/lib/rtaudit.sh
 tap_plan 6
 cs=/sys/devices/system/clocksource/clocksource0
 cur=$(cat $cs/current_clocksource)

@@ -29,6 +29,7 @@
 # made before any such write and only printed, with the two readings of
 # the formula (fair servers counted or not).
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 
 G=${DLGRUB:-/usr/local/libexec/rtlab/dlgrub}
 RT=/proc/sys/kernel/sched_rt_runtime_us

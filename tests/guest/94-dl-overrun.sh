@@ -48,6 +48,7 @@
 # signal of its own: the round-robin charge above.  On one vCPU, with -U
 # like the other cases: 100 + 0 overruns, 100 signals.
 . /rtlab/lib.sh
+. /rtlab/lib/rtg.sh
 
 O=${DLOVR:-/usr/local/libexec/rtlab/dlovr}
 cases=${1:-alone with-dl control}

@@ -1,0 +1,56 @@
+# Guest helpers on numbers, tasks and kernel files, for tests and
+# benchmarks; source after /rtlab/lib.sh:  . /rtlab/lib/proc.sh
+# near X T D: X is a number within T +-D;  atleast X M: X >= M
+near() { awk -v x="$1" -v t="$2" -v d="$3" 'BEGIN { exit !(x != "" && x >= t - d && x <= t + d) }'; }
+atleast() { awk -v x="$1" -v m="$2" 'BEGIN { exit !(x != "" && x >= m) }'; }
+# ns PID: CPU time so far (ns);  mig PID: migrations so far;  up: uptime (s)
+ns() { cut -d' ' -f1 "/proc/$1/schedstat"; }
+mig() { awk '/nr_migrations/ { print $3 }' "/proc/$1/sched"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+# gone PID: PID has exited (no such process, or a zombie)
+gone() { [ ! -e "/proc/$1/stat" ] || [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+# cpu_pct PID SECS: PID's CPU time over SECS s, in percent of one CPU
+# (from schedstat: what the task ran, whatever the host did meanwhile)
+cpu_pct() {
+	_t0=$(up); _a=$(ns "$1"); sleep "$2"; _t1=$(up); _b=$(ns "$1")
+	awk -v a="$_a" -v b="$_b" -v t0="$_t0" -v t1="$_t1" \
+		'BEGIN { printf "%.2f", (b - a) * 100 / ((t1 - t0) * 1e9) }'
+}
+# rd_bw: the deadline bandwidth reserved in each CPU's root domain
+# ("CPU:total_bw ..."), empty if the scheduler's debugfs file is missing
+rd_bw() {
+	awk '/^dl_rq\[/ { c = $1; gsub(/[^0-9]/, "", c) }
+	     /dl_bw->total_bw/ { printf "%s:%s ", c, $NF }' /sys/kernel/debug/sched/debug 2>/dev/null
+}
+# fifo_hog FILE [MASK]: start a busy-looping shell, pin it to the CPU mask
+# MASK if given, write its pid to FILE (a group's tasks or cgroup.procs)
+# and make it SCHED_FIFO 50; prints the pid
+fifo_hog() {
+	sh -c 'while :; do :; done' >/dev/null 2>&1 &
+	_p=$!
+	[ -n "${2:-}" ] && taskset -p "$2" "$_p" >/dev/null
+	echo "$_p" >"$1" && chrt -f -p 50 "$_p" && echo "$_p"
+}
+# wr FILE VALUE: write VALUE to FILE; on failure $werr is the errno's name
+# (EINVAL, EBUSY, EPERM, EACCES, ERANGE) or the shell's message
+wr() {
+	werr=$( (echo "$2" >"$1") 2>&1 ) && { werr=""; return 0; }
+	_wr_errno
+	return 1
+}
+# wr_as USER FILE VALUE: wr as USER (an unprivileged or a delegated writer)
+wr_as() {
+	werr=$(su -s /bin/sh "$1" -c "echo '$3' >'$2'" 2>&1) && { werr=""; return 0; }
+	_wr_errno
+	return 1
+}
+# _wr_errno: $werr, the shell's message of a failed write, as the errno's name
+_wr_errno() {
+	case "$werr" in
+	*"Invalid argument"*) werr=EINVAL ;;
+	*"Device or resource busy"*) werr=EBUSY ;;
+	*"Operation not permitted"*) werr=EPERM ;;
+	*"Permission denied"*) werr=EACCES ;;
+	*"out of range"*) werr=ERANGE ;;
+	esac
+}

@@ -1,0 +1,68 @@
+# Helpers of the RT group tests (80-89) and of the benchmarks and tests
+# that need an RT group; source after /rtlab/lib.sh:  . /rtlab/lib/rtg.sh
+# (it sources proc.sh: the groups are written with wr).
+# shellcheck source=proc.sh
+. /rtlab/lib/proc.sh
+
+# cg_mount: the cgroup v1 cpu controller at $CG (/sys/fs/cgroup/cpu)
+cg_mount() {
+	grep -q " $CG cgroup .*cpu" /proc/mounts && return 0
+	grep -q ' /sys/fs/cgroup ' /proc/mounts || mount -t tmpfs cgroup_root /sys/fs/cgroup || return 1
+	mkdir -p "$CG" && mount -t cgroup -o cpu none "$CG"
+}
+# The v1 groups of a test, below $CG: rtg_mkgrp G RUNTIME PERIOD makes
+# $CG/G with PERIOD, then RUNTIME (us; period first: a fresh group has
+# runtime 0, so any period fits; $werr says why a write failed) and notes G
+# in $rtg_made (newest first, so children go before their parents);
+# rtg_rmgrp G... removes groups made so; rtg_cleanup kills the pids in
+# $hogs and removes what is left in $rtg_made.
+rtg_made=""
+hogs=""
+rtg_mkgrp() {
+	mkdir "$CG/$1" || return 1
+	rtg_made="$1 $rtg_made"
+	wr "$CG/$1/cpu.rt_period_us" "$3" && wr "$CG/$1/cpu.rt_runtime_us" "$2"
+}
+rtg_rmgrp() {
+	for _g in "$@"; do
+		rmdir "$CG/$_g" || { tap_diag "rmdir $_g failed"; return 1; }
+		rtg_made=$(echo " $rtg_made " | sed "s| $_g | |")
+	done
+}
+rtg_cleanup() {
+	for _p in $hogs; do kill -9 "$_p" 2>/dev/null; done
+	[ -z "$hogs" ] || sleep 0.3	# a killed hog leaves its group late
+	for _g in $rtg_made; do rmdir "$CG/$_g" 2>/dev/null; done
+}
+# rtg_group G PERIOD RUNTIME: the v1 cpu controller mounted at $CG and the
+# group $CG/G made with PERIOD / RUNTIME (us); rtg_cleanup on exit.  A
+# failure fails the test and ends it.
+rtg_group() {
+	trap rtg_cleanup EXIT
+	if ! cg_mount || ! rtg_mkgrp "$1" "$3" "$2"; then
+		tap_fail "setup: a $3 us / $2 us group ($werr)"
+		tap_done
+	fi
+}
+# rtg_run NAME ARG...: runs rtgload -m ARG... ($L): its output in $res, in
+# $RTLAB_OUT/NAME.txt and as diagnostics; its exit status in $rc
+rtg_run() {
+	_n=$1; shift
+	res=$("$L" -m "$@" 2>&1)
+	rc=$?
+	echo "$res" >"${RTLAB_OUT:-/tmp}/$_n.txt"
+	echo "$res" | sed "s/^/# $_n: /"
+	return $rc
+}
+# rtg_val TASK KEY: the field KEY of task TASK's line in $res
+rtg_val() {
+	echo "$res" | awk -v n="$1" -v k="$2" '$1 == "task" {
+		nm = ""; v = ""
+		for (i = 2; i <= NF; i++) {
+			j = index($i, "=")
+			if (substr($i, 1, j - 1) == "name") nm = substr($i, j + 1)
+			if (substr($i, 1, j - 1) == k) v = substr($i, j + 1)
+		}
+		if (nm == n) print v
+	}'
+}
