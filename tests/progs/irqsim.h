@@ -72,7 +72,8 @@ static bool sim_status(unsigned int slot, struct slot_status *st)
 	return found;
 }
 
-/* -c CYCLES, the option every irqsim test program takes */
+/* -c CYCLES, the option of the irqsim test programs that loop */
+static int sim_cycles_opt(const char *arg) __attribute__((unused));
 static int sim_cycles_opt(const char *arg)
 {
 	int cycles = atoi(arg);
