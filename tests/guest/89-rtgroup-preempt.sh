@@ -4,8 +4,8 @@
 # 100 ms group, L FIFO 10 pinned to CPU 1, H FIFO 50 allowed on CPUs 0-1;
 # H starts on CPU 0 and is then allowed CPU 1 too.
 #   1  aligned: H and L start together, so the servers of CPUs 0 and 1 run
-#      their budgets at the same time (a new runtime restarts them
-#      together).  Without an inversion, H gets at least one server's
+#      their budgets at the same time (both are stopped for longer than a
+#      period, so that their servers stop, and continued by one kill).  Without an inversion, H gets at least one server's
 #      budget (0.10 -0.03), never less than L, and the group uses both
 #      budgets (H + L = 0.20 +-0.04).  Two outcomes meet that: H and L in
 #      parallel (0.10 each) when H sits on CPU 0, or H 0.20 and L nothing
@@ -33,12 +33,20 @@ share() { awk -v a=$1 -v b=$2 -v t0=$3 -v t1=$4 'BEGIN { printf "%.3f", (b - a) 
 # are the last window's shares and H's migrations; OKCMD decides a window
 run() {
 	l=$(fifo_hog $G/tasks 2) && chrt -f -p 10 $l
+	[ "$1" = 0 ] && kill -STOP $l
 	[ "$1" = 0 ] || sleep "$1"
 	h=$(fifo_hog $G/tasks 1) && taskset -p 3 $h >/dev/null
 	hogs="$l $h"
-	# aligned: a new runtime restarts every server of the group at once
-	# (tg_rt_update_servers()), whatever the shell's delay between L and H
-	[ "$1" = 0 ] && wr $G/cpu.rt_runtime_us 10001
+	# aligned: with both stopped for longer than a period, their servers
+	# stop and their deadlines pass; one kill continues both, and each
+	# server starts a new period at once, whatever the shell's delay
+	# between L and H (new parameters would not do: they keep a server's
+	# deadline, see dl_server_set_params())
+	if [ "$1" = 0 ]; then
+		kill -STOP $h
+		sleep 0.3
+		kill -CONT $l $h
+	fi
 	sleep 0.5
 	for i in 1 2 3; do
 		t0=$(up); h0=$(ns $h); l0=$(ns $l); m0=$(mig $h)
@@ -51,7 +59,6 @@ run() {
 	kill -9 $l $h; wait $l $h 2>/dev/null
 	hogs=""
 	sleep 0.3
-	wr $G/cpu.rt_runtime_us 10000
 }
 
 aligned() {
