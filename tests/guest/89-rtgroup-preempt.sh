@@ -25,8 +25,6 @@ SECS=${RTG_SECS:-5}
 tap_plan 2
 rtg_group rtg-p 100000 10000
 
-# share A B T0 T1: (B - A) ns over T1 - T0 s, in CPUs
-share() { awk -v a=$1 -v b=$2 -v t0=$3 -v t1=$4 'BEGIN { printf "%.3f", (b - a) / ((t1 - t0) * 1e9) }'; }
 
 # run GAP: start L, GAP s later H; measure up to 3 windows of SECS (under
 # TCG a vCPU the host does not run delays replenishments); $hs, $ls, $mg
@@ -52,7 +50,7 @@ run() {
 		t0=$(up); h0=$(ns $h); l0=$(ns $l); m0=$(mig $h)
 		sleep "$SECS"
 		t1=$(up); h1=$(ns $h); l1=$(ns $l); m1=$(mig $h)
-		hs=$(share $h0 $h1 $t0 $t1); ls=$(share $l0 $l1 $t0 $t1); mg=$((m1 - m0))
+		hs=$(cpu_share $h0 $h1 $t0 $t1); ls=$(cpu_share $l0 $l1 $t0 $t1); mg=$((m1 - m0))
 		tap_diag "gap $1 s, window $i: H $hs, L $ls of one CPU, $mg migrations of H"
 		$2 && break
 	done

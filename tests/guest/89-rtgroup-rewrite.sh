@@ -33,8 +33,6 @@ cleanup() {
 trap cleanup EXIT
 tap_plan 3
 
-# share A B T0 T1: (B - A) ns of CPU time over T1 - T0 s, in CPUs
-share() { awk -v a="$1" -v b="$2" -v t0="$3" -v t1="$4" 'BEGIN { printf "%.3f", (b - a) / ((t1 - t0) * 1e9) }'; }
 
 grep -q " $R cgroup2 " /proc/mounts || mount -t cgroup2 none $R
 grep -q "^$DUSER:" /etc/passwd 2>/dev/null || echo "$DUSER:x:$DUID:$DUID::/tmp:/bin/sh" >>/etc/passwd
@@ -54,7 +52,7 @@ sleep 0.5
 
 # --- 1 ---
 t0=$(up); a=$(ns "$h"); sleep 2; t1=$(up); b=$(ns "$h")
-s=$(share "$a" "$b" "$t0" "$t1")
+s=$(cpu_share "$a" "$b" "$t0" "$t1")
 tap_check "quiet: the hog gets $s of CPU 1 (0.10 +-0.03)" near "$s" 0.10 0.03
 
 # --- 2 ---
@@ -65,7 +63,7 @@ n=$(taskset 1 su -s /bin/sh $DUSER -c "f=$D/c/cpu.rt.max; n=0
 		n=\$((n + 2))
 	done; echo \$n")
 t1=$(up); b=$(ns "$h")
-s=$(share "$a" "$b" "$t0" "$t1")
+s=$(cpu_share "$a" "$b" "$t0" "$t1")
 rate=$(awk -v n="${n:-0}" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", n / (t1 - t0) }')
 tap_diag "the delegatee wrote cpu.rt.max ${n:-0} times in $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s ($rate per s)"
 tap_check "${n:-0} rewrites of cpu.rt.max by the delegatee: the hog got $s of CPU 1 meanwhile (at most 0.13)" \
@@ -74,6 +72,6 @@ tap_check "${n:-0} rewrites of cpu.rt.max by the delegatee: the hog got $s of CP
 # --- 3 ---
 sleep 0.5
 t0=$(up); a=$(ns "$h"); sleep 2; t1=$(up); b=$(ns "$h")
-s=$(share "$a" "$b" "$t0" "$t1")
+s=$(cpu_share "$a" "$b" "$t0" "$t1")
 tap_check "afterwards: the hog gets $s of CPU 1 (0.10 +-0.03)" near "$s" 0.10 0.03
 tap_done

@@ -16,6 +16,9 @@ cpu_pct() {
 	awk -v a="$_a" -v b="$_b" -v t0="$_t0" -v t1="$_t1" \
 		'BEGIN { printf "%.2f", (b - a) * 100 / ((t1 - t0) * 1e9) }'
 }
+# cpu_share A B T0 T1: CPU time A..B (ns, from ns) over uptime T0..T1 (s,
+# from up), in CPUs with three decimals
+cpu_share() { awk -v a="$1" -v b="$2" -v t0="$3" -v t1="$4" 'BEGIN { printf "%.3f", (b - a) / ((t1 - t0) * 1e9) }'; }
 # rd_bw: the deadline bandwidth reserved in each CPU's root domain
 # ("CPU:total_bw ..."), empty if the scheduler's debugfs file is missing
 rd_bw() {
