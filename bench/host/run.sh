@@ -1,7 +1,8 @@
 #!/bin/bash
 # make bench: run the benchmarks in the guest (rt kernel), make their plots
 # on the host and write one report, build/bench/REPORT.md, with the date,
-# the machine and every benchmark's table, and the regression guard: the
+# the machine and every benchmark's table (a benchmark with a host half,
+# bench/host/post/NAME.sh, gets its checks there too), and the regression guard: the
 # instruction-counted figures of cost.sh against bench/baseline.json
 # (bench/host/compare.sh), exit 1 when one got more than 3% worse.
 #   bench/host/run.sh [--env NAME=VALUE]... [BENCHMARK.sh...]
@@ -58,6 +59,15 @@ for b in "$@"; do
 	d=$(ls -d "$build/run/$suite"/*/out/"$name.sh" 2>/dev/null | tail -n 1)
 	[ -n "$d" ] || { echo "bench: $name produced no output" >&2; rc=1; continue; }
 	echo "${ACCEL:-tcg}, $(date -u +%F)" >"$d/label"
+	# a benchmark whose figures need the host (QEMU's trace of the boot,
+	# which an icount guest cannot read) has its second half in
+	# bench/host/post/NAME.sh OUTDIR: it writes $d/table.md, prints its
+	# checks, and fails like the guest half
+	post=$top/bench/host/post/$name.sh
+	if [ -x "$post" ] && ! "$post" "$d" >"$d/post.out" 2>&1; then
+		echo "bench: $name, host half: $(grep -E '^not ok|^mmio|: ' "$d/post.out" | head -n 5)" >&2
+		rc=1
+	fi
 	if [ -f "$top/bench/plot/$name.plot" ]; then
 		(cd "$d" && gnuplot "$top/bench/plot/$name.plot") 2>"$d/plot.err" ||
 			{ echo "bench: plot for $name failed: $(head -n 3 "$d/plot.err")" >&2; rc=1; }
@@ -69,6 +79,7 @@ for b in "$@"; do
 		sed -n 's/^# \(.*\)$/\1/p' "$d/tap" | grep -v '^TAP\|^SKIP' | sed 's/$/  /'
 		echo
 		[ -f "$d/table.md" ] && cat "$d/table.md"
+		[ -f "$d/post.out" ] && echo && grep -E '^(not )?ok ' "$d/post.out" | sed 's/$/  /'
 		for p in "$d"/*.png; do [ -f "$p" ] && echo && echo "Plot: $p"; done
 	} >>"$report"
 done
