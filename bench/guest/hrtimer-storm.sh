@@ -382,14 +382,28 @@ echo "#   tail from $ta to $th and its average from $a_avg to $(col hog 11) us. 
 echo "#   the latency; samples >= $tau us in irq context (the timer interrupt"
 echo "#   itself is late, before any thread is involved): a $tl_ia, hog $tl_ih, b $tl_ib, c $tl_ic;"
 echo "#   in thread context: a $tl_ta, hog $tl_th, b $tl_tb, c $tl_tc."
-echo "#   Late timer interrupts on a vCPU that only runs a user-space loop are"
-echo "#   the emulator's doing (QEMU TCG on a shared host): under TCG the tails"
-echo "#   follow how busy the vCPU is. Per storm expiry b keeps the CPU busier"
-echo "#   (context switches per expiry: b $(col b 14), c $(col c 14); the softirq thread and the"
-echo "#   sleepers alternate) while c's cost is one hard interrupt of $c_med us."
-echo "#   So cyclictest/timerlat under TCG cannot show the fix; the hard irq time"
-echo "#   per expiry, the delay every RT wake-up falling into that interrupt"
-echo "#   suffers, can. A latency claim needs KVM or hardware."
+if [ "${RTLAB_ACCEL:-}" = icount ]; then
+	# instruction-counted: no host timing, so no late interrupt from the host
+	echo "#   Under icount the guest's clock is its instruction count: no timer"
+	echo "#   interrupt is late because of the host. Per storm expiry b keeps the"
+	echo "#   CPU busier (context switches per expiry: b $(col b 14), c $(col c 14); the softirq"
+	echo "#   thread and the sleepers alternate) while c's cost is one hard interrupt"
+	echo "#   of $c_med us. The thread-context tails above are not hardware latencies"
+	echo "#   either: the two vCPUs take turns on one host thread, and a wake-up can"
+	echo "#   wait for the other vCPU's turn."
+	echo "#   The hard irq time per expiry, the delay every RT wake-up falling into"
+	echo "#   that interrupt suffers, does, in instructions. A latency claim needs"
+	echo "#   KVM or hardware."
+else
+	echo "#   Late timer interrupts on a vCPU that only runs a user-space loop are"
+	echo "#   the emulator's doing (QEMU TCG on a shared host): under TCG the tails"
+	echo "#   follow how busy the vCPU is. Per storm expiry b keeps the CPU busier"
+	echo "#   (context switches per expiry: b $(col b 14), c $(col c 14); the softirq thread and the"
+	echo "#   sleepers alternate) while c's cost is one hard interrupt of $c_med us."
+	echo "#   So cyclictest/timerlat under TCG cannot show the fix; the hard irq time"
+	echo "#   per expiry, the delay every RT wake-up falling into that interrupt"
+	echo "#   suffers, can. A latency claim needs KVM or hardware."
+fi
 [ $expected = true ] || echo "# The hard irq figures do NOT show the expected difference: see the table above."
 
 {

@@ -97,7 +97,7 @@ awk '{ k = $1 " " $2; if (!(k in n)) o[++m] = k; v[k, ++n[k]] = $5 / $4 }
 		med = c % 2 ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2
 		s = ""; for (a = 1; a <= c; a++) s = s " " sprintf("%.0f", v[k, a])
 		printf "# %s: %.0f ns (%s )\n", k, med, s } }' "$res"
-tap_tcg_caveat "times (ns per rewrite)"
+tap_tcg_caveat "times per rewrite"
 for drv in e1000e e1000; do
 	for s in down none delay flush; do
 		tap_check "$drv $s: $RUNS runs of $K rewrites" test "$(awk -v d=$drv -v s=$s '$1 == d && $2 == s' "$res" | wc -l)" -eq "$RUNS"
