@@ -16,6 +16,9 @@
 . /rtlab/lib/rtirqd.sh
 
 N=${RTIRQD_BREAKDOWN_CYCLES:-1000}
+# rtirqd's own SCHED_FIFO priority: 1 is its unit's setting; 80 is the
+# bare poller's, for a comparison at equal priority
+PRIO=${RTIRQD_BREAKDOWN_PRIO:-1}
 OUT=${RTLAB_OUT:-/tmp}
 TR=/sys/kernel/tracing
 CTL=/sys/kernel/debug/rtlab_irqsim/ctl
@@ -33,7 +36,7 @@ cat <<EOF
 # and rtirqd's returns from epoll_wait(), pread() and sched_setscheduler()
 # (raw_syscalls:sys_exit filtered on its pid) give the steps.  The first
 # event of each kind after the cycle's entry is taken.  rtirqd runs
-# --event-source sysfs --self-priority 1 (its unit's setting); the cycles
+# --event-source sysfs --self-priority $PRIO (1: its unit's setting); the cycles
 # are driven by rtirqd-bench (request, wait until SCHED_FIFO 77, free, wait
 # for the thread's exit), $N cycles.  The bare notification is measured in
 # the same boot without tracing: irqwatch_test latency -s sysfs, $N cycles.
@@ -53,7 +56,7 @@ bare_med=$(sed 's/.*"median_us":\([0-9.]*\).*/\1/' "$OUT/bare.json" 2>/dev/null)
 bare_p99=$(sed 's/.*"p99_us":\([0-9.]*\).*/\1/' "$OUT/bare.json" 2>/dev/null)
 
 rtirqd_bench_rules
-rtirqd --foreground --self-priority 1 --event-source sysfs >/tmp/rtirqd.log 2>&1 &
+rtirqd --foreground --self-priority "$PRIO" --event-source sysfs >/tmp/rtirqd.log 2>&1 &
 D=$!
 sleep 1
 
