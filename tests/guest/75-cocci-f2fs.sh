@@ -19,6 +19,7 @@
 # Without patch 0011 the splat check fails (that is how the finding was
 # confirmed, see kernel/patches/0011-*.patch).
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 img=/tmp/f2fs.img
 mnt=/tmp/f2fs
 st=/sys/kernel/debug/f2fs/status
@@ -29,11 +30,6 @@ if ! grep -qw f2fs /proc/filesystems || ! command -v mkfs.f2fs >/dev/null; then
 fi
 grep -q " /sys/kernel/debug debugfs " /proc/mounts || mount -t debugfs none /sys/kernel/debug
 
-# what the kernel logged after line $1 of dmesg that looks like a splat
-splats() {
-	dmesg | tail -n +"$(($1 + 1))" |
-		grep -E 'Invalid wait context|sleeping function called from invalid context|BUG:|WARNING:|possible recursive locking|circular locking'
-}
 
 dd if=/dev/zero of=$img bs=1M count=64 2>/dev/null
 loop=$(losetup -f)

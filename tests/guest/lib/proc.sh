@@ -57,3 +57,10 @@ _wr_errno() {
 	*"out of range"*) werr=ERANGE ;;
 	esac
 }
+# splats N: what the kernel logged after line N of dmesg that looks like a
+# splat (the harness checks the whole console after the test; this lets a
+# test say which of its own steps made one)
+splats() {
+	dmesg | tail -n +"$(($1 + 1))" |
+		grep -E 'Invalid wait context|sleeping function called from invalid context|BUG:|WARNING:|possible recursive locking|circular locking'
+}
