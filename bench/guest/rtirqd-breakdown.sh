@@ -19,6 +19,14 @@ N=${RTIRQD_BREAKDOWN_CYCLES:-1000}
 # rtirqd's own SCHED_FIFO priority: 1 is its unit's setting; 80 is the
 # bare poller's, for a comparison at equal priority
 PRIO=${RTIRQD_BREAKDOWN_PRIO:-1}
+# CPUs for rtirqd and the requester (taskset list; empty: anywhere).  One
+# CPU with PRIO above the requester's 1 takes the other vCPU out of the
+# wake-up: under icount's round-robin an idle vCPU runs only once the busy
+# one stops, which an SMP wake-up in hardware does not wait for.
+PIN=${RTIRQD_BREAKDOWN_CPUS:-}
+# (taskset execs the program: rtirqd's pid stays $!, which the trace filter needs)
+TS=""
+[ -z "$PIN" ] || TS="taskset -c $PIN"
 OUT=${RTLAB_OUT:-/tmp}
 TR=/sys/kernel/tracing
 CTL=/sys/kernel/debug/rtlab_irqsim/ctl
@@ -36,7 +44,8 @@ cat <<EOF
 # and rtirqd's returns from epoll_wait(), pread() and sched_setscheduler()
 # (raw_syscalls:sys_exit filtered on its pid) give the steps.  The first
 # event of each kind after the cycle's entry is taken.  rtirqd runs
-# --event-source sysfs --self-priority $PRIO (1: its unit's setting); the cycles
+# --event-source sysfs --self-priority $PRIO (1: its unit's setting), on CPUs
+# ${PIN:-any} with the requester; the cycles
 # are driven by rtirqd-bench (request, wait until SCHED_FIFO 77, free, wait
 # for the thread's exit), $N cycles.  The bare notification is measured in
 # the same boot without tracing: irqwatch_test latency -s sysfs, $N cycles.
@@ -56,7 +65,7 @@ bare_med=$(sed 's/.*"median_us":\([0-9.]*\).*/\1/' "$OUT/bare.json" 2>/dev/null)
 bare_p99=$(sed 's/.*"p99_us":\([0-9.]*\).*/\1/' "$OUT/bare.json" 2>/dev/null)
 
 rtirqd_bench_rules
-rtirqd --foreground --self-priority "$PRIO" --event-source sysfs >/tmp/rtirqd.log 2>&1 &
+$TS rtirqd --foreground --self-priority "$PRIO" --event-source sysfs >/tmp/rtirqd.log 2>&1 &
 D=$!
 sleep 1
 
@@ -73,7 +82,7 @@ for e in rtlab/reqin rtlab/reqret sched/sched_waking raw_syscalls/sys_exit; do
 	echo 1 >"$TR/events/$e/enable"
 done
 echo 1 >"$TR/tracing_on"
-"$BENCH" --ctl "$CTL" --request "request 3 %s" --free "free 3" --status "$STATUS" \
+$TS "$BENCH" --ctl "$CTL" --request "request 3 %s" --free "free 3" --status "$STATUS" \
 	--name rtirqd-sim --expect f:77 --fifo 1 --cycles "$N" --timeout-ms 5000 \
 	--label traced --json /tmp/traced.jsonl
 rc_bench=$?
