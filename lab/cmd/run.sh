@@ -13,7 +13,7 @@
 # build/run/<suite>/<machine>-<n>/result.tap and printed; the exit status is
 # 1 if anything failed.
 #
-# Environment: ACCEL=tcg|kvm|icount (default: the header's accel=, else
+# Environment: ACCEL=tcg|tcg1|kvm|icount (default: the header's accel=, else
 # tcg; lab/lib/machine.sh),
 # BOOT_TIMEOUT (s, default 60),
 # KERNEL (force a variant), VERBOSE=1 (console on stdout as well).

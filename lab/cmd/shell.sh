@@ -11,7 +11,7 @@
 # The machine: T=<guest test> takes that test's header (its kernel, CPUs,
 # NICs, TPM, devices, kernel parameters); KERNEL, CPUS, MEM, NICS, TPM=yes,
 # DEVICES, TIMEOUT (s, for -c) set one key each (lab/lib/machine.sh).
-# ACCEL=tcg|kvm|icount (lab/lib/machine.sh), BOOT_TIMEOUT (s, default 60).
+# ACCEL=tcg|tcg1|kvm|icount (lab/lib/machine.sh), BOOT_TIMEOUT (s, default 60).
 set -uo pipefail
 . "$(dirname "$0")/../lib/machine.sh"
 cmd=${CMD:-}

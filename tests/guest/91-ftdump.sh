@@ -1,5 +1,11 @@
 #!/bin/sh
-# rtlab: kernel=rt cpus=2 mem=512 timeout=600
+# rtlab: kernel=rt cpus=2 mem=512 timeout=600 accel=tcg1
+#
+# Single-threaded TCG (accel=tcg1): enabling some 25 events in two buffers
+# and the function tracer patches kernel text, and multi-threaded TCG ran
+# a stale int3 ("Oops: int3" in enqueue_timer, a clean-clone make check of
+# 2026-12-05); icount would be single-threaded too, but its guest cannot
+# read $RTLAB_CONSOLE during the run.
 #
 # Issue 19: an ftrace dump on the console, converted by ftdump, against the
 # ground truth. The same events (sched, irq, softirq, timer, hrtimer,

@@ -62,7 +62,7 @@ tap_done() {
 # Under ACCEL=icount the figures are instruction counts instead.
 tap_tcg_caveat() {
 	case "${RTLAB_ACCEL:-tcg}" in
-	tcg) tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run." ;;
+	tcg|tcg1) tap_diag "TCG: absolute ${1:-figures} are emulator time, not hardware numbers; compare ratios measured within one run." ;;
 	icount) tap_diag "icount: ${1:-figures} are guest time, 2^${RTLAB_ICOUNT_SHIFT:-?} ns per guest instruction: instruction counts, the same on a quiet or loaded host and comparable between kernels, not hardware times." ;;
 	esac
 }

@@ -41,7 +41,7 @@ t "icount, interactive shell: sleep=on (an idle guest must not spin a host CPU)"
 bad() { local n=$1 why=$2; shift 2; ! qemu_cmd "$n" file "$@" && grep -q "$why" "$tmp/$n.err"; }
 t "ICOUNT_SHIFT=x and ICOUNT_SHIFT=11 are refused, naming the knob" \
 	eval 'bad bx ICOUNT_SHIFT= ACCEL=icount ICOUNT_SHIFT=x && bad b11 ICOUNT_SHIFT= ACCEL=icount ICOUNT_SHIFT=11'
-t "ACCEL=qemu is refused, naming the accelerators" bad bq 'tcg, kvm or icount' ACCEL=qemu
+t "ACCEL=qemu is refused, naming the accelerators" bad bq 'tcg, tcg1, kvm or icount' ACCEL=qemu
 plain() { qemu_cmd tcg file && grep -qxF tcg,thread=multi "$tmp/tcg.cmd" && ! grep -qE -- '^-(icount|rtc|seed)$|nokaslr' "$tmp/tcg.cmd"; }
 t "default (tcg): multi-threaded TCG, no icount, no pinned RTC or seed" plain
 limit() { env "$1" bash -c ". '$top/lab/lib/machine.sh'; machine_wall_limit 70"; }
@@ -59,7 +59,7 @@ t "header accel=icount: the icount command line although ACCEL=tcg" \
 t "header accel=icount: a machine of its own, kept through export/import" \
 	eval 'lab "machine_parse $tmp/hdr-icount bench; a=\$(machine_key); w=\$(machine_export); machine_parse $tmp/hdr-plain bench; b=\$(machine_key); machine_import \"\$w\"; [ \"\$a\" != \"\$b\" ] && [ \"\$(machine_key)\" = \"\$a\" ] && [ \$M_accel = icount ]"'
 t "header accel=fast is refused naming the file" \
-	eval '! lab "machine_parse $tmp/hdr-bad bench" 2>"$tmp/hb.err" && grep -q "^$tmp/hdr-bad: accel=fast: takes tcg, kvm or icount" "$tmp/hb.err"'
+	eval '! lab "machine_parse $tmp/hdr-bad bench" 2>"$tmp/hb.err" && grep -q "^$tmp/hdr-bad: accel=fast: takes tcg, tcg1, kvm or icount" "$tmp/hb.err"'
 t "header without accel: ACCEL decides" \
 	eval '[ "$(lab "machine_parse $tmp/hdr-plain bench; echo \$M_accel" ACCEL=icount)" = icount ]'
 host_done
