@@ -80,13 +80,8 @@ else
 	tap_fail "40 reads of $st from CPUs 0 and 1 while the writer ran (failed readers $bad, CP calls $cp0 -> $cp1)"
 fi
 
-s=$(splats "$base")
-if [ -z "$s" ]; then
-	tap_ok "no splat in the kernel log after reading $st (f2fs_stat_lock / cprc_info.stat_lock)"
-else
-	echo "$s" | head -n 20 | sed 's/^/# /'
-	tap_fail "reading $st splats: $(echo "$s" | head -n 1)"
-fi
+no_splats "$base" "no splat in the kernel log after reading $st (f2fs_stat_lock / cprc_info.stat_lock)" \
+	"reading $st splats"
 
 umount $mnt && losetup -d "$loop"
 tap_check "f2fs unmounted and $loop released" sh -c "! grep -q ' $mnt ' /proc/mounts && ! losetup $loop >/dev/null 2>&1"

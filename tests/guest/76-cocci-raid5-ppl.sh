@@ -65,13 +65,8 @@ dd if=$MD of=/tmp/back bs=64k count=128 iflag=direct 2>/dev/null
 tap_check "8 MiB written through the array with O_DIRECT read back identical" cmp -s /tmp/data /tmp/back
 rm -f /tmp/data /tmp/back
 
-s=$(splats "$base")
-if [ -z "$s" ]; then
-	tap_ok "no splat in the kernel log while the PPL was written (ppl_io_unit_finished)"
-else
-	echo "$s" | head -n 20 | sed 's/^/# /'
-	tap_fail "writing through the PPL splats: $(echo "$s" | head -n 1)"
-fi
+no_splats "$base" "no splat in the kernel log while the PPL was written (ppl_io_unit_finished)" \
+	"writing through the PPL splats"
 
 mdadm --stop $MD >/dev/null 2>&1
 for l in $LOOPS; do losetup -d "$l" 2>/dev/null; done

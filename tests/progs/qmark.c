@@ -38,28 +38,30 @@ static int fail(const char *what)
 	return 1;
 }
 
-/* "0xVVVV 0xDDDD" of a PCI device directory, or "" */
-static void read_id(const char *dev, char *id, size_t len)
+/* the first line of PCI_DEVICES/DEV/ATTR into buf, without its newline; "" if unreadable */
+static void read_attr(const char *dev, const char *attr, char *buf, size_t len)
 {
-	char path[512], v[16] = "", d[16] = "";
+	char path[512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), PCI_DEVICES "/%s/vendor", dev);
+	buf[0] = 0;
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/%s", dev, attr);
 	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(v, sizeof(v), f))
-			v[0] = 0;
-		fclose(f);
-	}
-	snprintf(path, sizeof(path), PCI_DEVICES "/%s/device", dev);
-	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(d, sizeof(d), f))
-			d[0] = 0;
-		fclose(f);
-	}
-	v[strcspn(v, "\n")] = 0;
-	d[strcspn(d, "\n")] = 0;
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* "0xVVVV 0xDDDD" of a PCI device directory */
+static void read_id(const char *dev, char *id, size_t len)
+{
+	char v[16], d[16];
+
+	read_attr(dev, "vendor", v, sizeof(v));
+	read_attr(dev, "device", d, sizeof(d));
 	snprintf(id, len, "%s %s", v, d);
 }
 

@@ -64,3 +64,15 @@ splats() {
 	dmesg | tail -n +"$(($1 + 1))" |
 		grep -E 'Invalid wait context|sleeping function called from invalid context|BUG:|WARNING:|possible recursive locking|circular locking'
 }
+# no_splats N OK FAIL: one TAP point: ok OK when nothing after line N of
+# dmesg looks like a splat, else those lines (20 at most) as diagnostics
+# and not ok "FAIL: <the first one>"
+no_splats() {
+	_s=$(splats "$1")
+	if [ -z "$_s" ]; then
+		tap_ok "$2"
+	else
+		echo "$_s" | head -n 20 | sed 's/^/# /'
+		tap_fail "$3: $(echo "$_s" | head -n 1)"
+	fi
+}
