@@ -2,14 +2,27 @@
 /*
  * labcheck - read what a guest boot left behind and turn it into TAP.
  *
- *   labcheck guest [--console LOG] [--outdir DIR] [--status FILE] [--label L] TEST...
+ *   labcheck guest [--console LOG] [--outdir DIR] [--status FILE] [--label L]
+ *                  [--expect-panic TEST]... [--after-panic TEST]... TEST...
  *	One boot's verdict: a "boot" test point, then every test point of
  *	every TEST (read from DIR/TEST/tap), renumbered and prefixed with the
  *	test's name, plus a failing point for a test that timed out, died
  *	with the guest, exited non-zero without saying why, printed no test
  *	point at all, or ran while the kernel printed a splat.  --status
- *	writes "TEST ended|crashed|notrun" lines for the harness, which boots
- *	again after a crashed test.
+ *	writes "TEST ended|crashed|panicked|notrun" lines for the harness,
+ *	which boots again after a crashed test.
+ *	--expect-panic TEST: TEST is the first phase of an expect=panic test
+ *	(lab/lib/machine.sh); it passes when its test points so far passed and
+ *	the console shows "Kernel panic - not syncing" after its BEGIN (state
+ *	"panicked": the harness runs its second phase in the next boot).  The
+ *	fatal report is not a splat of the test: it starts at the panic line,
+ *	or, when the panic concludes an oops ("Fatal exception") or a warning
+ *	("panic_on_warn set"), at the last "Oops" / "WARNING:" line before it
+ *	and the lines just above that belong to it (fatal_report_start).  A
+ *	splat before that still fails the test; ending or hanging without a
+ *	panic fails it.  Its points read "TEST: phase 1: ...".
+ *	--after-panic TEST: TEST is such a test's second phase, judged like
+ *	any test (a panic fails it); its points read "TEST: phase 2: ...".
  *   labcheck splats LOG
  *	Print every kernel splat in a console log with its context; exit 1
  *	if there is one.
@@ -347,8 +360,11 @@ static void emit(bool ok, const char *test, const char *fmt, ...)
 	printf("\n");
 }
 
-/* Relay a test's own TAP file, renumbered; returns its counts. */
-static struct tap_counts relay_tap(const char *path, const char *test)
+/*
+ * Relay a test's own TAP file, renumbered, each description after @pfx (the
+ * phase of a two-phase test, else ""); returns its counts.
+ */
+static struct tap_counts relay_tap(const char *path, const char *test, const char *pfx)
 {
 	struct tap_counts t = { 0 };
 	FILE *f = fopen(path, "r");
@@ -375,15 +391,15 @@ static struct tap_counts relay_tap(const char *path, const char *test)
 				t.pass++;
 			else
 				t.fail++;
-			emit(kind == 'p', test, "%s", desc);
+			emit(kind == 'p', test, "%s%s", pfx, desc);
 			break;
 		case 's':
 			if (plan == 0) {
 				t.planned = 0;
-				emit(true, test, "whole test # SKIP %s",
+				emit(true, test, "%swhole test # SKIP %s", pfx,
 				     strstr(buf, "SKIP") ? strstr(buf, "SKIP") + 4 : "");
 			} else {
-				emit(true, test, "%s", desc);
+				emit(true, test, "%s%s", pfx, desc);
 			}
 			t.points++;
 			t.skip++;
@@ -393,7 +409,7 @@ static struct tap_counts relay_tap(const char *path, const char *test)
 			break;
 		case 'B':
 			t.bail = true;
-			emit(false, test, "%s", buf);
+			emit(false, test, "%s%s", pfx, buf);
 			t.fail++;
 			break;
 		default:
@@ -411,7 +427,24 @@ struct guest_opts {
 	const char *console, *outdir, *status, *label;
 	char **tests;	/* the tests the boot was to run, in order */
 	int ntests;
+	char **panic1, **panic2;	/* --expect-panic, --after-panic tests */
+	int npanic1, npanic2;
 };
+
+/* add_name: one more test name to a list of options (freed at exit) */
+static void add_name(char ***list, int *n, char *name)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = name;
+}
+
+static bool listed(char *const *list, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(list[i], name))
+			return true;
+	return false;
+}
 
 /* parse_guest_opts: 0, or 2 after saying what is wrong */
 static int parse_guest_opts(int argc, char **argv, struct guest_opts *o)
@@ -428,6 +461,10 @@ static int parse_guest_opts(int argc, char **argv, struct guest_opts *o)
 			o->status = argv[++i];
 		else if (!strcmp(argv[i], "--label") && i + 1 < argc)
 			o->label = argv[++i];
+		else if (!strcmp(argv[i], "--expect-panic") && i + 1 < argc)
+			add_name(&o->panic1, &o->npanic1, argv[++i]);
+		else if (!strcmp(argv[i], "--after-panic") && i + 1 < argc)
+			add_name(&o->panic2, &o->npanic2, argv[++i]);
 		else if (argv[i][0] == '-' && argv[i][1] == '-')
 			return fprintf(stderr, "labcheck: unknown option %s\n", argv[i]), 2;
 		else
@@ -503,18 +540,77 @@ static void find_test_run(const struct console *c, const char *test, struct test
 }
 
 /* test_tap: the test's TAP as relayed (tap, or tap.partial if it died) */
-static struct tap_counts test_tap(const char *outdir, const char *test)
+static struct tap_counts test_tap(const char *outdir, const char *test, const char *pfx)
 {
 	char path[4096];
 	struct tap_counts t;
 
 	snprintf(path, sizeof(path), "%s/%s/tap", outdir, test);
-	t = relay_tap(path, test);
+	t = relay_tap(path, test, pfx);
 	if (!t.points && t.planned < 0) {
 		snprintf(path, sizeof(path), "%s/%s/tap.partial", outdir, test);
-		t = relay_tap(path, test);
+		t = relay_tap(path, test, pfx);
 	}
 	return t;
+}
+
+#define PANIC_LINE	"Kernel panic - not syncing"
+#define REPORT_LEAD	6	/* lines a fatal report may start above its anchor */
+
+/* panic_line: the first panic line in console lines [from, to), or to */
+static size_t panic_line(const struct console *c, size_t from, size_t to)
+{
+	for (size_t l = from; l < to; l++)
+		if (c->lines[l].kmsg && strstr(c->lines[l].kmsg, PANIC_LINE))
+			return l;
+	return to;
+}
+
+/* ends_report: does line @l close whatever report came before it? */
+static bool ends_report(const struct line *l)
+{
+	return !l->kmsg || !strncmp(l->kmsg, MARKER_PREFIX, MARKER_PREFIX_LEN) ||
+	       strstr(l->kmsg, "---[ end trace") || strstr(l->kmsg, "</TASK>");
+}
+
+/*
+ * fatal_report_start: the first line of the report that ends in the panic
+ * at line @panic, for a test that began at line @from.  A plain panic() is
+ * its own report.  A panic that concludes an oops (panic_on_oops: "Fatal
+ * exception", after the oops's end marker and register summary) or a
+ * warning (panic_on_warn: "panic_on_warn set", right after it) is anchored
+ * at the last "Oops" or "WARNING:" line before it; the report then starts at
+ * the highest splat or "cut here" line among the REPORT_LEAD lines above
+ * the anchor (a fault's "BUG: unable to handle ...", "kernel BUG at", a
+ * WARN's message), not crossing an end marker, the end of a stack trace or
+ * a non-kernel line: those belong to an earlier report, which still fails
+ * the test.
+ */
+static size_t fatal_report_start(const struct console *c, size_t from, size_t panic)
+{
+	const char *k = c->lines[panic].kmsg, *anchor;
+	size_t a = panic, start;
+
+	if (strstr(k, "Fatal exception"))
+		anchor = "Oops";
+	else if (strstr(k, "panic_on_warn set"))
+		anchor = "WARNING:";
+	else
+		return panic;
+	while (a > from && !(c->lines[a - 1].kmsg && strstr(c->lines[a - 1].kmsg, anchor)))
+		a--;
+	if (a == from)
+		return panic;
+	start = --a;
+	for (size_t b = 1; b <= REPORT_LEAD && a >= from + b; b++) {
+		const struct line *l = &c->lines[a - b];
+
+		if (ends_report(l))
+			break;
+		if (splat_pattern(l) || strstr(l->kmsg, "[ cut here ]"))
+			start = a - b;
+	}
+	return start;
 }
 
 /* verdict: the harness's own point on a test that ran; 1 if it failed */
@@ -540,6 +636,48 @@ static int verdict(const struct console *c, const char *test, const struct test_
 	return 1;
 }
 
+/*
+ * check_panic_test: the first phase of an expect=panic test: its points so
+ * far, the splats before its fatal report, and whether it panicked; writes
+ * "panicked" to st when it did (the harness then runs its second phase).
+ */
+static int check_panic_test(const struct console *c, const struct guest_opts *o,
+			    const char *test, const struct test_run *r, FILE *st)
+{
+	size_t p = r->end == c->n ? panic_line(c, r->begin, r->stop) : r->stop;
+	const char *first = NULL;
+	struct tap_counts t;
+	int failed, splats;
+
+	if (st)
+		fprintf(st, "%s %s\n", test,
+			r->end != c->n ? "ended" : p < r->stop ? "panicked" : "crashed");
+	t = test_tap(o->outdir, test, "phase 1: ");
+	failed = t.fail;
+	splats = report_splats(c, r->begin, p < r->stop ? fatal_report_start(c, r->begin, p) : r->stop,
+			       &first, true);
+	if (splats) {
+		emit(false, test, "phase 1: kernel splat while it ran, before the expected panic (%d): %s",
+		     splats, first);
+		failed++;
+	}
+	if (r->end != c->n) {
+		if (r->rc == 137 && r->timeout)
+			emit(false, test, "phase 1: expected a panic, but the test was killed by its %d s time-out (rc=137)",
+			     r->timeout);
+		else
+			emit(false, test, "phase 1: expected a panic, but the test ended with rc=%d", r->rc);
+		failed++;
+	} else if (p == r->stop) {
+		emit(false, test, "phase 1: expected a panic, but the guest hung or died without one");
+		print_tail(c, r->stop);
+		failed++;
+	} else {
+		emit(true, test, "phase 1: panicked as expected (%s)", c->lines[p].kmsg);
+	}
+	return failed;
+}
+
 /* check_test: one test's TAP, splats and verdict; writes its state to st */
 static int check_test(const struct console *c, const struct guest_opts *o,
 		      const char *test, FILE *st)
@@ -556,9 +694,12 @@ static int check_test(const struct console *c, const struct guest_opts *o,
 			fprintf(st, "%s notrun\n", test);
 		return 0;
 	}
+	if (listed(o->panic1, o->npanic1, test))
+		return check_panic_test(c, o, test, &r, st);
 	if (st)
 		fprintf(st, "%s %s\n", test, r.end == c->n ? "crashed" : "ended");
-	t = test_tap(o->outdir, test);
+	t = test_tap(o->outdir, test,
+		     listed(o->panic2, o->npanic2, test) ? "phase 2: " : "");
 	failed = t.fail;
 	splats = report_splats(c, r.begin, r.stop, &first, true);
 	if (splats) {
@@ -595,6 +736,8 @@ static int cmd_guest(int argc, char **argv)
 	if (st)
 		fclose(st);
 	free_console(&c);
+	free(o.panic1);
+	free(o.panic2);
 	return failed ? 1 : 0;
 }
 
@@ -684,13 +827,22 @@ static int cmd_tally(int argc, char **argv)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: labcheck guest --console LOG [--outdir DIR] [--status FILE] [--label L] TEST...\n"
+		"usage: labcheck guest --console LOG [--outdir DIR] [--status FILE] [--label L]\n"
+		"                      [--expect-panic TEST]... [--after-panic TEST]... TEST...\n"
 		"       labcheck splats LOG\n"
 		"       labcheck tally TAPFILE...\n"
 		"\n"
 		"guest   turn one boot's console log and per-test TAP files into TAP,\n"
 		"        failing tests that timed out, crashed the guest, printed no\n"
-		"        test point or ran while the kernel printed a splat\n"
+		"        test point or ran while the kernel printed a splat;\n"
+		"        --status FILE: \"TEST ended|crashed|panicked|notrun\" lines\n"
+		"        --expect-panic TEST: phase 1 of an expect=panic test: passes\n"
+		"        when its points so far passed and \"Kernel panic - not syncing\"\n"
+		"        follows its BEGIN (state panicked); the fatal report (from the\n"
+		"        panic line, or from the oops or WARNING it concludes under\n"
+		"        panic_on_oops/panic_on_warn) is no splat, any splat before it\n"
+		"        is; ending or hanging without a panic fails\n"
+		"        --after-panic TEST: phase 2 of such a test, judged normally\n"
 		"splats  print every kernel splat of a console log (exit 1 if any)\n"
 		"tally   count TAP files; the last line is \"N passed, N failed\"\n");
 }

@@ -52,6 +52,41 @@ t "... and its test is notrun" grep -qx 'a notrun' "$tmp/st3"
 t "a plan not met fails the test" has "$tmp/short" '^not ok [0-9]+ c: planned 2 test points, ran 1'
 t "a test that asserts nothing fails" has "$tmp/short" '^not ok [0-9]+ d: printed no test point'
 
+# expect=panic (--expect-panic: phase 1, --after-panic: phase 2)
+lcp() { local out=$1 log=$2; shift 2; "$lc" guest --console "$fx/$log" --outdir "$fx/panic" --status "$tmp/$out.st" "$@" >"$tmp/$out" 2>&1; echo $? >"$tmp/$out.rc"; }
+lcp pe panic.log --expect-panic p p x
+t "expected panic: exits 0" grep -qx 0 "$tmp/pe.rc"
+t "expected panic: phase-1 points relayed" has "$tmp/pe" '^ok 2 p: phase 1: wrote the marker file$'
+t "expected panic: passes, naming the panic" has "$tmp/pe" '^ok 3 p: phase 1: panicked as expected \(Kernel panic - not syncing: rtlab_warn: injected panic'
+t "expected panic: neither the panic nor the ftrace dump after it is a splat" hasnt "$tmp/pe" 'splat|^not ok'
+t "expected panic: the plan of both phases is not held against phase 1" hasnt "$tmp/pe" 'planned'
+t "expected panic: status panicked, the next test notrun" sh -c "printf 'p panicked\nx notrun\n' | cmp -s - '$tmp/pe.st'"
+lcp pn panic.log p
+t "negative: the same panic without --expect-panic fails" sh -c "grep -qx 1 '$tmp/pn.rc' && grep -q '^not ok [0-9]* p: did not finish' '$tmp/pn' && grep -qx 'p crashed' '$tmp/pn.st'"
+lcp pw warnpanic.log --expect-panic p p
+t "a WARNING before the expected panic still fails the test" sh -c "grep -qx 1 '$tmp/pw.rc' && grep -q '^not ok [0-9]* p: phase 1: kernel splat while it ran, before the expected panic (1): WARNING: CPU: 1' '$tmp/pw'"
+t "... and only the WARNING counts, not the panic" hasnt "$tmp/pw" '^#   .*Kernel panic'
+lcp po oops.log --expect-panic p p
+t "an oops that panics (panic_on_oops) is the expected report" sh -c "grep -qx 0 '$tmp/po.rc' && grep -q '^ok [0-9]* p: phase 1: panicked as expected (Kernel panic - not syncing: Fatal exception)' '$tmp/po'"
+t "negative: the same oops without --expect-panic is a splat" sh -c "'$lc' guest --console '$fx/oops.log' --outdir '$fx/panic' p | grep -q '^not ok [0-9]* p: kernel splat while it ran ([0-9]*): BUG: kernel NULL pointer dereference'"
+lcp pl lockdep-oops.log --expect-panic p p
+t "a lockdep report before the fatal oops still fails the test" sh -c "grep -qx 1 '$tmp/pl.rc' && grep -q '^not ok [0-9]* p: phase 1: kernel splat while it ran, before the expected panic (1): WARNING: possible circular locking' '$tmp/pl'"
+lcp pp warnon.log --expect-panic p p
+t "a WARN that panics (panic_on_warn) is the expected report" sh -c "grep -qx 0 '$tmp/pp.rc' && ! grep -q splat '$tmp/pp'"
+lcp pf failpanic.log --expect-panic q q
+t "a failing point before the expected panic fails the test" sh -c "grep -qx 1 '$tmp/pf.rc' && grep -q '^not ok 2 q: phase 1: wrote the marker file' '$tmp/pf'"
+lcp pc clean.log --expect-panic a a b
+t "no panic: the test ended: fails naming rc" sh -c "grep -qx 1 '$tmp/pc.rc' && grep -q '^not ok [0-9]* a: phase 1: expected a panic, but the test ended with rc=0' '$tmp/pc' && grep -qx 'a ended' '$tmp/pc.st'"
+t "negative: the same run without --expect-panic passes" sh -c "'$lc' guest --console '$fx/clean.log' --outdir '$fx/clean' a b >/dev/null"
+lcp pt crash.log --expect-panic a a
+t "no panic: killed by its time-out: fails" has "$tmp/pt" '^not ok [0-9]+ a: phase 1: expected a panic, but the test was killed by its 60 s time-out'
+lcp ph hang.log --expect-panic p p
+t "no panic: the guest hung: fails with the console tail, status crashed" sh -c "grep -q '^not ok [0-9]* p: phase 1: expected a panic, but the guest hung or died without one' '$tmp/ph' && grep -q 'console tail' '$tmp/ph' && grep -qx 'p crashed' '$tmp/ph.st'"
+"$lc" guest --console "$fx/clean.log" --outdir "$fx/clean" --after-panic a a b >"$tmp/p2" 2>&1
+t "phase 2: judged normally, points read phase 2" sh -c "[ $? = 0 ] && grep -q '^ok 2 a: phase 2: first$' '$tmp/p2' && grep -q '^ok [0-9]* b: ' '$tmp/p2' && ! grep -q 'b: phase' '$tmp/p2'"
+lcp p2p panic.log --after-panic p p
+t "phase 2: a panic there fails it" sh -c "grep -qx 1 '$tmp/p2p.rc' && grep -q '^not ok [0-9]* p: did not finish' '$tmp/p2p' && grep -qx 'p crashed' '$tmp/p2p.st'"
+
 "$lc" splats "$fx/splat.log" >"$tmp/sp" 2>"$tmp/sp.err"
 rc=$?
 t "splats: exit 1 and counts 2" sh -c "[ $rc = 1 ] && grep -q '2 kernel splats' '$tmp/sp.err'"
