@@ -12,6 +12,12 @@
 # tests after it.  The TAP of every boot is written to
 # build/run/<suite>/<machine>-<n>/result.tap and printed; the exit status is
 # 1 if anything failed.
+# A test with expect=panic in its header panics the guest on purpose: its
+# first phase passes when it panics (labcheck --expect-panic); the next boot
+# then runs the same test first, as its second phase (RTLAB_PHASE=2), with
+# phase 1's console log and out directory copied to its out directory as
+# <test>.prev/console.log and <test>.prev/out/ (RTLAB_PREV in the guest).
+# A first phase that does not panic fails, and its second phase is not run.
 #
 # Environment: ACCEL=tcg|tcg1|kvm|icount (default: the header's accel=, else
 # tcg; lab/lib/machine.sh),
@@ -43,14 +49,16 @@ done
 [ -x "$labcheck" ] || { echo "run: $labcheck not built (make tools)" >&2; exit 2; }
 
 # Group the tests by machine, keeping the order of first appearance.
-declare -A group_tests group_machine timeout_of
+declare -A group_tests group_machine timeout_of expect_of
 order=()
 for f in "$@"; do
 	[ -f "$f" ] || { echo "run: $f: no such test" >&2; exit 2; }
 	machine_parse "$f" "$dir" || exit 2
 	[ -z "$force_kernel" ] || M_kernel=$force_kernel
 	[ -z "${ACCEL:-}" ] || M_accel=$ACCEL	# forces, like KERNEL, over accel=
+	machine_expect_ok "$f" || exit 2
 	timeout_of[$f]=$M_timeout
+	expect_of[$f]=$M_expect
 	k=$(machine_key)
 	[ -n "${group_tests[$k]+x}" ] || { order+=("$k"); group_machine[$k]=$(machine_export); }
 	group_tests[$k]="${group_tests[$k]:-} $f"
@@ -62,9 +70,38 @@ rm -rf "$rundir"
 mkdir -p "$rundir"
 overall=0
 
-# boot DIR TESTS...: one QEMU run of the given tests on the machine M_*
+# panic_words PHASE2 TESTS...: the words that tell the guest's init
+# (rtlab.*) or labcheck (--*) which tests expect a panic: PHASE2 (a name, or
+# empty) runs its second phase, every other expect=panic test its first
+panic_words() {
+	local what=$1 phase2=$2 f n p1=(); shift 2
+	for f in "$@"; do
+		n=$(basename "$f")
+		[ "${expect_of[$f]}" = panic ] && [ "$n" != "$phase2" ] && p1+=("$n")
+	done
+	if [ "$what" = init ]; then
+		[ ${#p1[@]} = 0 ] || echo " rtlab.phase1=$(IFS=,; echo "${p1[*]}")"
+		[ -z "$phase2" ] || echo " rtlab.phase2=$phase2"
+	else
+		for n in "${p1[@]}"; do printf '%s\n' --expect-panic "$n"; done
+		[ -z "$phase2" ] || printf '%s\n' --after-panic "$phase2"
+	fi
+}
+
+# keep_phase1 PREV DIR TEST: what the second phase of TEST reads of its
+# first (boot directory PREV) at RTLAB_PREV: the console log and the files
+# phase 1 wrote, copied into the out directory of boot DIR before it starts
+keep_phase1() {
+	local prev=$2/out/$3.prev
+	mkdir -p "$prev/out"
+	cp -L "$1/console.log" "$prev/console.log"
+	[ ! -d "$1/out/$3" ] || cp -a "$1/out/$3/." "$prev/out/"
+}
+
+# boot DIR PHASE2 TESTS...: one QEMU run of the given tests on the machine
+# M_*; PHASE2 (a test's name, or empty) runs its second phase first
 boot() {
-	local d=$1; shift
+	local d=$1 phase2=$2; shift 2
 	local names=() timeouts=() total=0 f console=file
 	for f in "$@"; do
 		names+=("$(basename "$f")")
@@ -72,8 +109,9 @@ boot() {
 		total=$((total + ${timeout_of[$f]}))
 	done
 	local run=$(IFS=,; echo "${names[*]}") tos=$(IFS=,; echo "${timeouts[*]}")
+	local phases=$(panic_words init "$phase2" "$@")
 	[ "$verbose" = 1 ] && console=tee
-	machine_qemu "$d" "$console" "rtlab.mode=test rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos$envs" || return 2
+	machine_qemu "$d" "$console" "rtlab.mode=test rtlab.dir=$dir rtlab.run=$run rtlab.timeouts=$tos${phases//$'\n'/}$envs" || return 2
 	# the time-outs are guest time: under icount the guest's clock runs
 	# slower than the host's (machine_wall_limit)
 	local limit=$(($(machine_wall_limit $((boot_timeout + total))) + SLACK_S)) t0 t1 rc
@@ -93,31 +131,36 @@ boot() {
 	return 0
 }
 
-# progress DIR: how many of the boot's tests ended or crashed (the next
-# boot starts after them)
+# progress DIR: how many of the boot's tests ended, crashed or panicked
+# (the next boot starts after them)
 progress() {
 	local name state idx=0 p=0
 	while read -r name state; do
 		idx=$((idx + 1))
-		case "$state" in ended|crashed) p=$idx ;; esac
+		case "$state" in ended|crashed|panicked) p=$idx ;; esac
 	done <"$1/status"
 	echo "$p"
 }
 
+# panicked DIR: the test whose first phase panicked as expected, if any
+panicked() { awk '$2 == "panicked" { print $1 }' "$1/status"; }
+
 for k in "${order[@]}"; do
 	machine_import "${group_machine[$k]}"
 	read -ra remaining <<<"${group_tests[$k]}"
-	nboot=0
+	nboot=0 phase2= prev=
 	while [ ${#remaining[@]} -gt 0 ]; do
 		nboot=$((nboot + 1))
 		d=$rundir/$k-$nboot
 		mkdir -p "$d"
-		boot "$d" "${remaining[@]}" || { overall=1; break; }
+		[ -z "$phase2" ] || keep_phase1 "$prev" "$d" "$phase2"
+		boot "$d" "$phase2" "${remaining[@]}" || { overall=1; break; }
 		names=()
 		for f in "${remaining[@]}"; do names+=("$(basename "$f")"); done
+		mapfile -t panicopts < <(panic_words labcheck "$phase2" "${remaining[@]}")
 		"$labcheck" guest --console "$d/console.log" --outdir "$d/out" \
 			--status "$d/status" --label "$M_kernel cpus=$M_cpus $M_accel wall=$(cat "$d/wall")s" \
-			"${names[@]}" >"$d/result.tap"
+			"${panicopts[@]}" "${names[@]}" >"$d/result.tap"
 		[ $? = 0 ] || overall=1
 		cat "$d/result.tap"
 		# Continue after the last test that ended or crashed; stop if the
@@ -130,6 +173,10 @@ for k in "${order[@]}"; do
 			overall=1
 			break
 		fi
+		# a first phase that panicked as expected runs again, as the
+		# first test of the next boot, in its second phase
+		phase2=$(panicked "$d") prev=$d
+		[ -z "$phase2" ] || p=$((p - 1))
 		remaining=("${remaining[@]:$p}")
 	done
 done

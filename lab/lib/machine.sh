@@ -26,6 +26,17 @@
 #                  while it runs says accel=tcg1
 #                  and gets it under make bench; ACCEL, when set, still
 #                  forces every boot (lab/cmd/run.sh, as KERNEL does)
+#   expect=panic   the test panics the guest on purpose, in two phases
+#                  (lab/cmd/run.sh): phase 1 (RTLAB_PHASE=1) ends in a
+#                  kernel panic, which passes it (labcheck --expect-panic);
+#                  the harness then boots again and runs the same test first
+#                  with RTLAB_PHASE=2 and RTLAB_PREV=/rtlab/out/<test>.prev
+#                  (phase 1's console.log and its out/ directory).  Not part
+#                  of the machine key: a panic ends a boot anyway and the
+#                  harness goes on in the next one, phase 2 first, so such a
+#                  test shares the boot of its machine.  Not under icount,
+#                  whose guest mounts the share only after its last test (a
+#                  panic would lose phase 1's files and TAP).
 # Tests whose machine keys are equal share a boot.
 
 shopt -s extglob	# the header checks use extended patterns
@@ -71,7 +82,7 @@ machine_reset() {	# machine_reset ROLE: the defaults
 	_default_kernel "$1"
 	M_cpus=2 M_mem=512 M_timeout=120
 	M_nics=none M_tpm=no M_devices=none M_qtrace=none M_cmdline=
-	M_accel=${ACCEL:-tcg}
+	M_accel=${ACCEL:-tcg} M_expect=none
 	[ "$1" != shell ] || M_mem=1024	# room for what one tries by hand
 }
 
@@ -103,6 +114,7 @@ machine_set() {
 		_machine_check "$f" "$k" "$v" '!(rtlab.*|console=*|panic=*|init=*|rdinit=*)' "may not override the harness's own parameters" || return 1
 		M_cmdline+=${M_cmdline:+ }$v ;;
 	accel) _machine_check "$f" "$k" "$v" '@(tcg|tcg1|kvm|icount)' "takes tcg, tcg1, kvm or icount" || return 1; M_accel=$v ;;
+	expect) _machine_check "$f" "$k" "$v" panic "takes panic" || return 1; M_expect=$v ;;
 	*) echo "$f: unknown header key '$k' (see lab/lib/machine.sh)" >&2; return 1 ;;
 	esac
 }
@@ -125,6 +137,15 @@ machine_parse() {
 		[ "${w%%=*}" != "$w" ] || { echo "$f: header word '$w' is not key=value" >&2; return 1; }
 		machine_set "$f" "${w%%=*}" "${w#*=}" || return 1
 	done
+	machine_expect_ok "$f"
+}
+
+# machine_expect_ok WHERE: expect=panic needs the 9p share while the test
+# runs (its TAP and files must survive the panic), which icount defers
+machine_expect_ok() {
+	[ "$M_expect" = none ] || [ "$M_accel" != icount ] && return 0
+	echo "$1: expect=panic: not under accel=icount (the share is mounted only after the last test)" >&2
+	return 1
 }
 
 # machine_key: one word naming the machine of M_* (tests with equal keys

@@ -31,6 +31,20 @@ t "tests with the same header share a machine key, others do not" \
 	lab "machine_parse $tmp/full tests; a=\$(machine_key); machine_parse $tmp/full tests; b=\$(machine_key); machine_parse $tmp/none tests; c=\$(machine_key); [ \"\$a\" = \"\$b\" ] && [ \"\$a\" != \"\$c\" ]"
 t "machine_export and machine_import give back the same machine" \
 	lab "machine_parse $tmp/full tests; w=\$(machine_export); a=\$(machine_key); machine_reset tests; machine_import \"\$w\"; [ \"\$(machine_key)\" = \"\$a\" ] && [ \"\$M_cmdline\" = 'isolcpus=1,2 nohz_full=1' ]"
+hdr "timeout=30 expect=panic" panic
+t "expect=panic is parsed; it is none by default" \
+	lab "machine_parse $tmp/panic tests && [ \$M_expect = panic ] && machine_parse $tmp/none tests && [ \$M_expect = none ]"
+hdr "timeout=30" nopanic
+t "expect=panic is not part of the machine key (the test shares its machine's boot)" \
+	lab "machine_parse $tmp/panic tests; a=\$(machine_key); machine_parse $tmp/nopanic tests; [ \"\$a\" = \"\$(machine_key)\" ]"
+hdr "expect=oops" badexpect
+lab "machine_parse $tmp/badexpect tests" >"$tmp/badexpect.err" 2>&1
+t "expect= takes panic only" sh -c "[ $? != 0 ] && grep -q 'expect=oops: takes panic' '$tmp/badexpect.err'"
+hdr "expect=panic accel=icount" icountpanic
+lab "machine_parse $tmp/icountpanic tests" >"$tmp/icountpanic.err" 2>&1
+t "expect=panic is refused under icount" sh -c "[ $? != 0 ] && grep -q 'expect=panic: not under accel=icount' '$tmp/icountpanic.err'"
+hdr "accel=icount" icount
+t "negative control: accel=icount alone parses" lab "machine_parse $tmp/icount tests"
 # the QEMU command line, without swtpm and with stand-in kernel and image
 mkdir -p "$tmp/build/out/rt/arch/x86/boot" "$tmp/build/initramfs"
 : >"$tmp/build/out/rt/arch/x86/boot/bzImage"
