@@ -5,6 +5,9 @@
  * its CPU's ring-buffer pages on disk. Memory holds one page per CPU, the
  * pid table and the event statistics; it does not grow with the log.
  * libtracecmd then writes the trace.dat from the formats and those pages.
+ *
+ * A dump made with ftrace_dump_raw holds the records' bytes: those are
+ * copied as they are, one record assembled at a time from its lines.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,6 +41,17 @@ struct dump {
 	unsigned long records;	/* event lines (first pass) */
 };
 
+/* the raw record being assembled from its "R" lines */
+struct raw_rec {
+	bool open;
+	int cpu;
+	unsigned long long ts;
+	unsigned int len, have;
+	unsigned long line;	/* of its first line */
+	char comm[FTD_COMM_LEN];
+	unsigned char data[FTD_RAW_MAX];
+};
+
 struct run {
 	const struct conv_opts *o;
 	FILE *log;
@@ -57,6 +71,7 @@ struct run {
 	char *pending;		/* an event line that may continue */
 	size_t plen, pcap;
 	unsigned long pline;
+	struct raw_rec *raw;
 };
 
 /* ---- first pass ------------------------------------------------------- */
@@ -84,7 +99,7 @@ static int scan(struct run *r)
 		ftd_parse_line(buf, (size_t)n, &l);
 		if (l.kind == FTD_START && add_dump(r, off, line, true))
 			break;
-		if (l.kind != FTD_EVENT)
+		if (l.kind != FTD_EVENT && (l.kind != FTD_RAW || l.raw_off))
 			continue;
 		/* records before any marker: a log that begins mid-dump */
 		if (!r->ndumps && add_dump(r, off, line, false))
@@ -164,6 +179,109 @@ static int do_event(struct run *r, const struct ftd_line *l,
 	return stats_event(&r->st, l->cpu, res.kind, res.name);
 }
 
+/* ---- raw records (ftrace_dump_raw) ------------------------------------------ */
+
+static void raw_error(struct run *r, unsigned long line, const char *fmt,
+		      unsigned int a, unsigned int b)
+{
+	if (r->st.line_errors++ >= (unsigned long)r->o->max_errors)
+		return;
+	fprintf(stderr, "%s:%lu: raw record: ", r->o->log, line);
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+}
+
+/* Give up the record being assembled: a line of it never came. */
+static void raw_drop(struct run *r, const char *why)
+{
+	struct raw_rec *x = r->raw;
+
+	if (!x->open)
+		return;
+	x->open = false;
+	stats_incomplete(&r->st, x->cpu);
+	if (r->st.line_errors++ >= (unsigned long)r->o->max_errors)
+		return;
+	fprintf(stderr, "%s:%lu: raw record of %u bytes on CPU %d has %u: %s; "
+		"dropped, counted as lost\n", r->o->log, x->line, x->len,
+		x->cpu, x->have, why);
+}
+
+static int raw_emit(struct run *r)
+{
+	struct raw_rec *x = r->raw;
+	struct tep_record rec = { .data = x->data, .size = (int)x->len,
+				  .ts = x->ts, .cpu = x->cpu };
+	struct tep_event *ev = NULL;
+	struct rb_cpu *c;
+	int type;
+
+	x->open = false;
+	c = cpu_out(r, x->cpu);
+	if (!c)
+		return -1;
+	type = tep_data_type(r->tep, &rec);
+	ev = tep_find_event(r->tep, type);
+	if (!ev)
+		raw_error(r, x->line, "type %u is not an event of the formats; "
+			  "kept byte for byte (%u bytes)", (unsigned int)type,
+			  x->len);
+	else if (x->comm[0])
+		comms_set(r->comms, tep_data_pid(r->tep, &rec), x->comm, true);
+	if (rb_cpu_add(c, x->ts, x->data, x->len)) {
+		fprintf(stderr, "ftdump: writing CPU %d data: %s\n", x->cpu,
+			strerror(errno));
+		return -1;
+	}
+	return stats_event(&r->st, x->cpu, INV_RAW, ev ? ev->name : "(unknown type)");
+}
+
+static int unhex(char c)
+{
+	return c <= '9' ? c - '0' : c - 'a' + 10;
+}
+
+/*
+ * One "R" line: the first line of a record opens it, each next one must
+ * continue it where it stopped; the record is written when it is whole.
+ */
+static int raw_line(struct run *r, const struct ftd_line *l,
+		    unsigned long line)
+{
+	struct raw_rec *x = r->raw;
+	unsigned int n = (unsigned int)(l->body_len / 2), want, i;
+
+	if (l->cpu >= MAX_CPUS) {
+		stats_other(&r->st, line);
+		return 0;
+	}
+	if (!l->raw_off) {
+		raw_drop(r, "its next line is missing");
+		*x = (struct raw_rec){ .open = true, .cpu = l->cpu,
+				       .ts = l->ts_ns, .len = l->raw_len,
+				       .line = line };
+		memcpy(x->comm, l->comm, sizeof(x->comm));
+	} else if (!x->open || x->cpu != l->cpu || x->ts != l->ts_ns ||
+		   x->len != l->raw_len || x->have != l->raw_off) {
+		raw_drop(r, "a line of it is missing");
+		raw_error(r, line, "bytes %u.. of a record of %u bytes whose "
+			  "earlier lines are missing; dropped", l->raw_off,
+			  l->raw_len);
+		return 0;
+	}
+	want = x->len - x->have < FTD_RAW_CHUNK ? x->len - x->have
+						 : FTD_RAW_CHUNK;
+	if (l->body_len % 2 || n != want) {
+		raw_drop(r, "a line of it was cut");
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		x->data[x->have + i] = (unsigned char)(unhex(l->body[2 * i]) << 4 |
+						       unhex(l->body[2 * i + 1]));
+	x->have += n;
+	return x->have == x->len ? raw_emit(r) : 0;
+}
+
 /* ---- second pass ---------------------------------------------------------- */
 
 enum phase { PH_HEAD, PH_RECORDS, PH_DONE };
@@ -181,6 +299,8 @@ static int take_line(struct run *r, const char *s, size_t n,
 			*ph = PH_DONE;	/* the next dump begins */
 		return 0;
 	case FTD_SEP:
+		if (*ph != PH_HEAD)
+			raw_drop(r, "the dump ends inside it");
 		*ph = *ph == PH_HEAD ? PH_RECORDS : PH_DONE;
 		if (*ph == PH_DONE)
 			r->st.ended = true;
@@ -195,7 +315,11 @@ static int take_line(struct run *r, const char *s, size_t n,
 		stats_lost(&r->st, l.cpu, l.lost);
 		return rb_cpu_lost(c, l.lost);
 	case FTD_BUFSTART:
+	case FTD_RAWHDR:
 		return 0;
+	case FTD_RAW:
+		*ph = PH_RECORDS;
+		return raw_line(r, &l, line);
 	case FTD_EVENT:
 		*ph = PH_RECORDS;
 		return do_event(r, &l, line);
@@ -272,7 +396,7 @@ static int convert_dump(struct run *r)
 		ret = flush_pending(r, &ph);
 		if (ret || ph == PH_DONE)
 			break;
-		if (l.kind == FTD_EVENT) {
+		if (l.kind == FTD_EVENT || l.kind == FTD_RAW) {
 			r->pline = line;
 			ret = keep_pending(r, buf, (size_t)n, false);
 		} else {
@@ -281,6 +405,7 @@ static int convert_dump(struct run *r)
 	}
 	if (!ret && ph != PH_DONE)
 		ret = flush_pending(r, &ph);
+	raw_drop(r, "the log ends inside it");
 	r->st.last_line = line;
 	free(buf);
 	return ret;
@@ -499,10 +624,12 @@ int convert_run(const struct conv_opts *opts)
 	int c, ret;
 
 	r.dumps = calloc(MAX_DUMPS, sizeof(*r.dumps));
+	r.raw = calloc(1, sizeof(*r.raw));
 	r.log = open_log(o.log);
-	if (!r.log || !r.dumps) {
+	if (!r.log || !r.dumps || !r.raw) {
 		fprintf(stderr, "ftdump: %s: %s\n", o.log, strerror(errno));
 		free(r.dumps);
+		free(r.raw);
 		if (r.log)
 			fclose(r.log);
 		return 1;
@@ -519,6 +646,7 @@ int convert_run(const struct conv_opts *opts)
 	comms_free(r.comms);
 	stats_free(&r.st);
 	free(r.pending);
+	free(r.raw);
 	free(r.dumps);
 	fclose(r.log);
 	return ret;

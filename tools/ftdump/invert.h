@@ -20,6 +20,7 @@ enum inv_kind {
 	INV_FUNCTION,	/* function tracer "func <-parent" */
 	INV_PRINT,	/* trace_printk / trace_marker text: a print record */
 	INV_TEXT,	/* kept as a print record holding the original text */
+	INV_RAW,	/* copied byte for byte from an ftrace_dump_raw line */
 };
 
 enum inv_why {

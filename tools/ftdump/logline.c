@@ -8,6 +8,12 @@
  *   " %4lldus%c: " microseconds since the buffer reset and a delay mark,
  *   then the event's own text.
  *
+ * With ftrace_dump_raw set, the dump prints the bytes of each record instead
+ * (kernel/trace/trace.c, ftrace_dump_raw_record):
+ *
+ *   "R %d %llu %d %d %*phN" cpu, timestamp, length, offset, at most 64
+ *   bytes in hex, then " comm" on the line of offset 0.
+ *
  * Everything here works on (pointer, length) pairs and never reads past
  * the length: it is the fuzzed part of the tool.
  */
@@ -262,6 +268,48 @@ static bool parse_bufstart(const char *s, size_t len, struct ftd_line *out)
 	return starts(s + i, len - i, " buffer started ####");
 }
 
+/* "R <cpu> <ts> <len> <offset> <hex>[ <comm>]" */
+static bool parse_raw(const char *s, size_t len, struct ftd_line *out)
+{
+	unsigned long long cpu, rlen, off;
+	size_t i = 2, h, clen;
+
+	if (!starts(s, len, "R ") || !number(s, len, &i, &cpu) ||
+	    cpu > 0xffff || !starts(s + i, len - i, " "))
+		return false;
+	i++;
+	if (!number(s, len, &i, &out->ts_ns) || !starts(s + i, len - i, " "))
+		return false;
+	i++;
+	if (!number(s, len, &i, &rlen) || !rlen || rlen >= FTD_RAW_MAX ||
+	    !starts(s + i, len - i, " "))
+		return false;
+	i++;
+	if (!number(s, len, &i, &off) || off >= rlen ||
+	    !starts(s + i, len - i, " "))
+		return false;
+	for (h = ++i; i < len && hexdigit(s[i]) >= 0; i++)
+		;
+	/* an odd count is a line the console cut or wrapped: the caller
+	 * joins or rejects it */
+	if (i == h || (i < len && s[i] != ' '))
+		return false;
+	out->cpu = (int)cpu;
+	out->raw_len = (unsigned int)rlen;
+	out->raw_off = (unsigned int)off;
+	out->body = s + h;
+	out->body_len = i - h;
+	out->comm[0] = '\0';
+	if (i < len) {
+		clen = len - i - 1;
+		if (clen >= FTD_COMM_LEN)
+			clen = FTD_COMM_LEN - 1;
+		memcpy(out->comm, s + i + 1, clen);
+		out->comm[clen] = '\0';
+	}
+	return true;
+}
+
 static bool is_start(const char *s, size_t len)
 {
 	static const char tail[] = " buffer:";
@@ -308,6 +356,10 @@ void ftd_parse_line(const char *raw, size_t rlen, struct ftd_line *out)
 		out->kind = FTD_BUFSTART;
 	else if (starts(s + lead, len - lead, "(ftrace buffer empty)"))
 		out->kind = FTD_EMPTY;
+	else if (starts(s + lead, len - lead, "# raw records: "))
+		out->kind = FTD_RAWHDR;
+	else if (parse_raw(s + lead, len - lead, out))
+		out->kind = FTD_RAW;
 	else if (parse_event(s, len, out))
 		out->kind = FTD_EVENT;
 }

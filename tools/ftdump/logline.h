@@ -18,7 +18,14 @@ enum ftd_kind {
 	FTD_BUFSTART,	/* "##### CPU N buffer started ####" */
 	FTD_EMPTY,	/* "(ftrace buffer empty)" */
 	FTD_EVENT,	/* one record in the latency format */
+	FTD_RAWHDR,	/* "# raw records: ..." (ftrace_dump_raw) */
+	FTD_RAW,	/* "R <cpu> <ts> <len> <offset> <hex> [<comm>]" */
 };
+
+/* ftrace_dump_raw prints at most this many bytes of a record per line */
+#define FTD_RAW_CHUNK 64
+/* a ring-buffer entry never reaches this (a sub-buffer is smaller) */
+#define FTD_RAW_MAX 65536
 
 struct ftd_line {
 	enum ftd_kind kind;
@@ -30,7 +37,11 @@ struct ftd_line {
 	uint8_t preempt;	/* preempt count | migrate-disable << 4 */
 	unsigned long long ts_us;		/* microseconds since the buffer's reset */
 	unsigned long long lost;
-	const char *body;	/* after "NNNus : ", not NUL-terminated */
+	unsigned long long ts_ns;	/* FTD_RAW: the record's timestamp */
+	unsigned int raw_len;		/* FTD_RAW: the record's length */
+	unsigned int raw_off;		/* FTD_RAW: where these bytes go */
+	/* after "NNNus : "; FTD_RAW: the hex digits; not NUL-terminated */
+	const char *body;
 	size_t body_len;
 };
 

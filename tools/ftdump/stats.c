@@ -55,6 +55,9 @@ int stats_event(struct stats *s, int cpu, enum inv_kind kind,
 	case INV_FUNCTION:
 		s->function++;
 		break;
+	case INV_RAW:
+		s->raw++;
+		break;
 	default:
 		break;
 	}
@@ -77,6 +80,13 @@ void stats_other(struct stats *s, unsigned long line)
 	if (s->other < STATS_LINES)
 		s->other_lines[s->other] = line;
 	s->other++;
+}
+
+/* a raw record dropped for a missing line is lost as the kernel counts it */
+void stats_incomplete(struct stats *s, int cpu)
+{
+	s->incomplete++;
+	stats_lost(s, cpu, 1);
 }
 
 static int by_count(const void *a, const void *b)
@@ -114,6 +124,10 @@ void stats_print(const struct stats *s, const char *log, FILE *f)
 	fprintf(f, "%s: dump %d of %d (line %lu): %lu records, %lu rebuilt, "
 		"%lu kept as text, %llu lost\n", log, s->dump, s->ndumps,
 		s->dump_line, s->events, s->rebuilt, s->text, s->lost);
+	if (s->raw || s->incomplete)
+		fprintf(f, "  raw dump: %lu records copied byte for byte, %lu "
+			"dropped for a missing or cut line (counted as lost)\n",
+			s->raw, s->incomplete);
 	fprintf(f, "  formats: %d events, %d print fmts fixed (enum names, "
 		"constant groups), %zu enum constants known\n", s->formats,
 		s->formats_fixed, s->enums);

@@ -22,7 +22,8 @@ struct stats {
 	unsigned long *cpu_events;
 	unsigned long long *cpu_lost;
 	struct ev_count *ev;		/* hashed by name */
-	unsigned long events, rebuilt, text, print, function;
+	unsigned long events, rebuilt, text, print, function, raw;
+	unsigned long incomplete;	/* raw records missing a line */
 	unsigned long other;		/* lines inside the dump not understood */
 	unsigned long other_lines[STATS_LINES];
 	unsigned long joined;		/* wrapped continuation lines */
@@ -41,6 +42,7 @@ int stats_event(struct stats *s, int cpu, enum inv_kind kind,
 		const char *name);
 void stats_lost(struct stats *s, int cpu, unsigned long long n);
 void stats_other(struct stats *s, unsigned long line);
+void stats_incomplete(struct stats *s, int cpu);
 void stats_print(const struct stats *s, const char *log, FILE *f);
 void stats_free(struct stats *s);
 

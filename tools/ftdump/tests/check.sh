@@ -101,6 +101,38 @@ if conv "$T/two.log" && cmp -s "$T/base.rec" "$T/x.rec" && conv "$T/two.log" --d
 grep -v ' 0d\.\.\| 0\.\.' tests/sample.log | grep -v '<idle>-0         0' > "$T/orig.log"
 if conv "$T/orig.log" && grep -q '^cpus=2' "$T/x.raw" && ! grep -q '\[000\]' "$T/x.rec" && grep -q '\[001\]' "$T/x.rec"; then ok "orig_cpu dump (one CPU's records)"; else notok "orig_cpu dump"; fi
 
+# --- lossless dumps (ftrace_dump_raw, kernel patch 0014). build/dat2raw
+# prints a trace.dat as that kernel prints its ring buffer; --records lists
+# each record's CPU, timestamp and bytes. The sample gets a 150-byte
+# marker, a record of three lines.
+records() { ./build/dat2raw --records "$1" | sort -k1,1n -k2,2n; }
+sed 's/hello marker/hello marker, long enough that its record takes three lines of the raw dump: 0123456789abcdefghijklmnopqrstuvwxyz0123456789/' tests/sample.log > "$T/long.log"
+conv "$T/long.log" && cp "$T/x.dat" "$T/long.dat" && cp "$T/x.rec" "$T/long.rec"
+records "$T/long.dat" > "$T/long.bytes"
+./build/dat2raw "$T/long.dat" > "$T/raw.log"
+if grep -q ' R 1 130000 [0-9]* 128 ' "$T/raw.log" && conv "$T/raw.log" && records "$T/x.dat" | cmp -s - "$T/long.bytes" && cmp -s "$T/long.rec" "$T/x.rec" && grep -q '12 records, 12 rebuilt, 0 kept as text, 42 lost' "$T/x.sum" && grep -q '12 records copied byte for byte, 0 dropped' "$T/x.sum"; then ok "raw dump: every record byte for byte with its ns timestamp, one of 3 lines"; else notok "raw dump: every record byte for byte"; sed 's/^/# /' "$T/x.sum" "$T/x.err"; fi
+# negative controls: a changed byte and a changed timestamp are seen
+sed '4s/ 0 3c01/ 0 3d01/' "$T/raw.log" > "$T/raw-b.log"
+sed '4s/ R 0 100000 / R 0 100001 /' "$T/raw.log" > "$T/raw-t.log"
+if conv "$T/raw-b.log" && ! records "$T/x.dat" | cmp -s - "$T/long.bytes" && conv "$T/raw-t.log" && ! records "$T/x.dat" | cmp -s - "$T/long.bytes"; then ok "raw dump: the byte comparison sees one byte and one ns changed"; else notok "raw dump: the byte comparison sees one byte and one ns changed"; fi
+# the comm of the first line is the pid table's
+check "raw dump: comms from the records' first lines" sh -c "trace-cmd report $T/x.dat 2>/dev/null | grep -q 'kworker/0:1-12 '"
+# the marker's middle line lost: the record is dropped, counted as lost, named
+awk '/ R 1 130000 [0-9]* 64 / { next } { print }' "$T/raw.log" > "$T/raw-m.log"
+if conv "$T/raw-m.log" && grep -q '11 records copied byte for byte, 1 dropped' "$T/x.sum" && grep -q '43 lost' "$T/x.sum" && grep -q 'raw-m.log:[0-9]*: raw record of [0-9]* bytes on CPU 1 has 64: a line of it is missing' "$T/x.err" && grep -q 'bytes 128.. of a record' "$T/x.err"; then ok "raw dump: a record missing a line is dropped, counted as lost and named"; else notok "raw dump: a record missing a line"; sed 's/^/# /' "$T/x.sum" "$T/x.err"; fi
+# a line cut short (a full console buffer, a truncated log)
+awk '/ R 1 130000 [0-9]* 64 / { print substr($0, 1, length($0) - 10); next } { print }' "$T/raw.log" > "$T/raw-c.log"
+if conv "$T/raw-c.log" && grep -q '1 dropped' "$T/x.sum" && grep -q 'a line of it was cut' "$T/x.err"; then ok "raw dump: a cut line drops its record, named"; else notok "raw dump: a cut line"; sed 's/^/# /' "$T/x.sum" "$T/x.err"; fi
+# wrapped at 80 columns by the console, the rest on a line of its own
+awk '/ R 0 100000 / { print substr($0, 1, 80); print substr($0, 81); next } { print }' "$T/raw.log" > "$T/raw-w.log"
+if conv "$T/raw-w.log" && records "$T/x.dat" | cmp -s - "$T/long.bytes" && grep -q 'wrapped lines joined: 1' "$T/x.sum"; then ok "raw dump: a wrapped line joined"; else notok "raw dump: a wrapped line joined"; fi
+# a type the formats do not have: named, kept byte for byte
+sed '4s/ 0 3c01/ 0 ff7f/' "$T/raw.log" > "$T/raw-u.log"
+if conv "$T/raw-u.log" && grep -q 'raw-u.log:4: raw record: type 32767 is not an event of the formats; kept byte for byte (64 bytes)' "$T/x.err" && grep -q '12 records copied' "$T/x.sum"; then ok "raw dump: an unknown event type is named with its line"; else notok "raw dump: an unknown event type"; sed 's/^/# /' "$T/x.err"; fi
+# the log ends inside the last record
+head -n -2 "$T/raw.log" > "$T/raw-e.log"
+if conv "$T/raw-e.log" && grep -q 'truncated: the dump.s end marker is missing' "$T/x.sum" && grep -q 'records copied byte for byte' "$T/x.sum"; then ok "raw dump: a truncated log keeps the complete records"; else notok "raw dump: a truncated log"; sed 's/^/# /' "$T/x.sum" "$T/x.err"; fi
+
 # --- bad input: clear errors, never a crash
 head -c 200000 /dev/urandom > "$T/garbage.log"
 check "garbage log: 'no ftrace dump', exit 1" sh -c "$FT -f $FMT -o $T/g.dat $T/garbage.log 2>&1 | grep -q 'no ftrace dump'; test \$? -eq 0 && test ! -e $T/g.dat"
@@ -160,6 +192,13 @@ cmp_case "an interrupted function record at the dump's start: its interrupt excu
 # the same interrupt record after the dump's first record: a real loss
 awk '/  140us : do_idle/ { print; print "[   12.345687]   <idle>-0         0d.h1.    141us : irq_handler_entry: irq=30 name=timer"; next } { print }' tests/sample.log > "$T/fmid-t.log"
 cmp_case "... but not one written after the dump's first record" 1 'truth 141000 ns: not in the dump: 0 irq_handler_entry irq=30' "$T/fmid-t.log" tests/sample.log
+# --exact (ftrace_dump_raw dumps): 1 ns, every field byte for byte. A
+# byte after the NUL of prev_comm: the text cannot show it, --exact does
+$FT -q -f $FMT -o "$T/cr.dat" "$T/raw.log" 2>/dev/null
+sed '4s/737761707065722f300000/737761707065722f300001/' "$T/raw.log" > "$T/raw-p.log"
+$FT -q -f $FMT -o "$T/cp.dat" "$T/raw-p.log" 2>/dev/null
+check "compare --exact: a raw conversion equals its source" sh -c "$CMP --exact $T/long.dat $T/cr.dat > $T/cmp.out 2>&1 && grep -q 'exact: 1 ns resolution' $T/cmp.out && grep -q 'pairs >= 1 ns apart, most 0 ns' $T/cmp.out"
+check "compare --exact: a byte the text does not show is found (and without --exact, not)" sh -c "$CMP $T/long.dat $T/cp.dat >/dev/null 2>&1 && ! $CMP --exact $T/long.dat $T/cp.dat > $T/cmp.out 2>&1 && grep -q 'no twin in the truth: 0 sched_switch' $T/cmp.out"
 check "compare: not trace.dat files: exit 2" sh -c "$CMP tests/sample.log tests/sample.log >/dev/null 2>&1; test \$? -eq 2"
 
 # --- the real viewer: KernelShark 2.2 under Xvfb, screenshot kept

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftdump-compare [-B INSTANCE] TRUTH.dat DUMP.dat: compare a converted ftrace dump with
+ * ftdump-compare [-B INSTANCE] [--exact] TRUTH.dat DUMP.dat: compare a converted ftrace dump with
  * the ground truth recorded into a second tracefs instance at the same
  * time (tests/guest-pending/91-ftdump.sh). Both are read with libtracecmd.
  *
@@ -28,6 +28,15 @@
  * time, nor precede the previous dumped record whose twin precedes it,
  * each plus the resolution.
  *
+ * --exact, for a dump made with ftrace_dump_raw (kernel patch 0014): the
+ * dump's timestamps are the ring buffer's own nanoseconds, so the
+ * resolution is 1 ns, and the identity of a record adds the bytes of every
+ * field (a __data_loc field: its location word and the bytes it points to)
+ * and the preempt count, so twins are equal byte for byte. Not compared:
+ * common_flags (an interrupt between the two writes may set need-resched
+ * for the second) and the padding after the last field (stale bytes of
+ * the ring buffer, different in each).
+ *
  * Reported (each record): dumped records without a twin, truth records
  * that fall inside the dump (between the first and the last truth twin of
  * a CPU, less those provably written before the dump's first record:
@@ -49,6 +58,7 @@
 
 #define MAX_CPUS	256
 #define RES_NS		1000ULL		/* the dump prints microseconds */
+#define RES_EXACT_NS	1ULL		/* ftrace_dump_raw: nanoseconds */
 #define WINDOW_NS	10000000ULL	/* pairing window (default 10 ms) */
 #define OFFSET_CAP	64		/* identities more common: not for the offset */
 #define OFFSET_BAND_NS	5000LL		/* clustering of the offset candidates */
@@ -82,6 +92,39 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 	while (n--)
 		h = (h ^ *s++) * 1099511628211ULL;
+	return h;
+}
+
+static unsigned long long res_ns = RES_NS;
+static bool exact;
+
+/* The bytes of every field and the preempt count (--exact). */
+static uint64_t hash_fields(uint64_t h, struct tep_event *ev,
+			    struct tep_record *record)
+{
+	const unsigned char *d = record->data;
+	unsigned long long pc = 0;
+	struct tep_format_field *f;
+	unsigned int loc, off, len;
+
+	if (!tep_get_common_field_val(NULL, ev, "common_preempt_count", record,
+				      &pc, 0))
+		h = fnv(h, &pc, sizeof(pc));
+	for (f = ev->format.fields; f; f = f->next) {
+		if (f->offset < 0 || f->size < 0 ||
+		    f->offset + f->size > record->size)
+			return h ^ 1;	/* a short record never equals a whole one */
+		h = fnv(h, d + f->offset, (size_t)f->size);
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4)
+			continue;
+		memcpy(&loc, d + f->offset, sizeof(loc));
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (unsigned int)(f->offset + f->size);
+		if (off + len <= (unsigned int)record->size)
+			h = fnv(h, d + off, len);
+	}
 	return h;
 }
 
@@ -165,6 +208,8 @@ static int read_one(struct tracecmd_input *h, struct tep_record *record,
 				 s->raw.buffer + strspn(s->raw.buffer, " "));
 		trace_seq_terminate(&s->seq);
 		r.key = hash_str(r.tkey, s->seq.buffer);
+		if (exact)
+			r.key = hash_fields(r.key, ev, record);
 	}
 	trace_seq_terminate(&s->seq);
 	r.desc = strdup(s->seq.buffer);
@@ -559,7 +604,7 @@ static void check_missing(struct ctx *c, int cpu, struct tally *t)
 		}
 		if (d0 && !tr[i].truth_first &&
 		    (long long)tr[i].ts - c->off <
-		    (long long)d0->ts - (long long)RES_NS) {
+		    (long long)d0->ts - (long long)res_ns) {
 			t->edge++;
 			printf("CPU %d: truth %llu ns: written before the dump's "
 			       "first record: %s\n", cpu, tr[i].ts, tr[i].desc);
@@ -590,16 +635,16 @@ static bool out_of_bounds(const struct ctx *c, int cpu, size_t i,
 	*lo = LLONG_MIN;
 	*hi = (long long)(dr[i].ts + c->window);	/* the last: the window */
 	if (dr[i].truth_first) {
-		*hi = (long long)(dr[i].ts + RES_NS);
+		*hi = (long long)(dr[i].ts + res_ns);
 		for (k = i; k-- > 0;)
 			if (dr[k].twin >= 0 && dr[k].twin < tw) {
-				*lo = (long long)(dr[k].ts - RES_NS);
+				*lo = (long long)(dr[k].ts - res_ns);
 				break;
 			}
 	} else {
 		for (k = i + 1; k < c->d.n[cpu]; k++)
 			if (dr[k].twin > tw) {
-				*hi = (long long)(dr[k].ts + RES_NS);
+				*hi = (long long)(dr[k].ts + res_ns);
 				break;
 			}
 	}
@@ -626,7 +671,7 @@ static void verdict_cpu(struct ctx *c, int cpu, struct tally *t)
 		d = dist(c, &c->t.r[cpu][dr[i].twin], &dr[i]);
 		if (d > t->max_d)
 			t->max_d = d;
-		t->over_res += d >= RES_NS;
+		t->over_res += d >= res_ns;
 		if (out_of_bounds(c, cpu, i, &lo, &hi)) {
 			t->late++;
 			printf("CPU %d: dump %llu ns: twin at %lld ns, out of "
@@ -668,18 +713,22 @@ static int run(struct ctx *c)
 	       "pairs out of their time bounds %lu\n",
 	       t.dumped, t.paired, t.text, t.no_twin, t.missing, t.edge, t.late);
 	printf("time: offset %lld ns; twin - dump: %lu pairs >= %llu ns "
-	       "apart, most %llu ns\n", c->off, t.over_res, RES_NS, t.max_d);
+	       "apart, most %llu ns\n", c->off, t.over_res, res_ns, t.max_d);
+	if (exact)
+		printf("exact: 1 ns resolution, fields compared byte for byte\n");
 	return t.no_twin || t.missing || t.late || !t.paired ? 1 : 0;
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ftdump-compare [-B INSTANCE] [--window NS] TRUTH.dat DUMP.dat\n"
+	fprintf(f, "usage: ftdump-compare [-B INSTANCE] [--exact] [--window NS] TRUTH.dat DUMP.dat\n"
 		   "Pairs every record of a converted ftrace dump with its twin "
 		   "in the ground truth\n(same CPU, pid, event, fields) and "
 		   "reports every record without one.\n"
 		   "  -B, --buffer INSTANCE  the truth's buffer instance "
 		   "(trace-cmd extract -B)\n"
+		   "  --exact       the dump was made with ftrace_dump_raw: 1 ns "
+		   "resolution, fields\n                compared byte for byte\n"
 		   "  --window NS   pairing window (default %llu)\n", WINDOW_NS);
 }
 
@@ -688,6 +737,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "window", required_argument, NULL, 'w' },
 		{ "buffer", required_argument, NULL, 'B' },
+		{ "exact", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -703,6 +753,9 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "B:h", opts, NULL)) != -1) {
 		if (o == 'B') {
 			buffer = optarg;
+		} else if (o == 'x') {
+			exact = true;
+			res_ns = RES_EXACT_NS;
 		} else if (o == 'w') {
 			c->window = strtoull(optarg, &end, 10);
 			if (*end || !*optarg || !c->window) {

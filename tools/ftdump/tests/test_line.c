@@ -58,6 +58,39 @@ int main(void)
 	expect(l.kind == FTD_OTHER, "empty line");
 	parse("x-99999999999999999999 0..... 1us : a", &l);
 	expect(l.kind == FTD_OTHER, "pid overflow");
+	/* ftrace_dump_raw lines */
+	parse("[ 1.0] # raw records: R <cpu> <ts> <len> <offset> <hex> [<comm>]", &l);
+	expect(l.kind == FTD_RAWHDR, "raw header");
+	parse("[ 1.0] R 1 52714088830 92 0 0b00aBff kworker/1:1 x", &l);
+	expect(l.kind == FTD_OTHER, "raw: upper-case hex");
+	parse("[ 1.0] R 1 52714088830 92 0 0b00abff kworker/1:1 x", &l);
+	expect(l.kind == FTD_RAW && l.cpu == 1 && l.ts_ns == 52714088830ULL &&
+	       l.raw_len == 92 && l.raw_off == 0 && l.body_len == 8 &&
+	       !memcmp(l.body, "0b00abff", 8) && !strcmp(l.comm, "kworker/1:1 x"),
+	       "raw first line, comm with a space");
+	parse("R 0 7 92 64 00ff", &l);
+	expect(l.kind == FTD_RAW && l.raw_off == 64 && !l.comm[0] &&
+	       l.body_len == 4, "raw next line, no comm");
+	parse("R 0 7 92 92 00ff", &l);
+	expect(l.kind == FTD_OTHER, "raw: offset past the length");
+	parse("R 0 7 0 0 00ff", &l);
+	expect(l.kind == FTD_OTHER, "raw: length 0");
+	parse("R 0 7 65536 0 00ff", &l);
+	expect(l.kind == FTD_OTHER, "raw: length too large");
+	parse("R 0 7 4 0 00f", &l);
+	expect(l.kind == FTD_RAW && l.body_len == 3,
+	       "raw: an odd number of hex digits (a wrapped line) is kept");
+	parse("R 0 7 4 0 ", &l);
+	expect(l.kind == FTD_OTHER, "raw: no bytes");
+	parse("R 0 7 4 0 00ffzz", &l);
+	expect(l.kind == FTD_OTHER, "raw: not hex");
+	parse("R 70000 7 4 0 00ff", &l);
+	expect(l.kind == FTD_OTHER, "raw: CPU overflow");
+	parse("R 0 99999999999999999999 4 0 00ff", &l);
+	expect(l.kind == FTD_OTHER, "raw: timestamp overflow");
+	parse("R 0 7 4 0 00ff 0123456789abcdefXYZ", &l);
+	expect(l.kind == FTD_RAW && strlen(l.comm) == FTD_COMM_LEN - 1,
+	       "raw: a long comm is cut to 15");
 	if (!failed)
 		printf("all parser checks passed\n");
 	return failed;
