@@ -44,78 +44,14 @@
 # has and the truth lacks, records of the truth inside the dump that the
 # dump lacks, and twins later than that bound are each named and fail.
 . /rtlab/lib.sh
-T=/sys/kernel/tracing
-I=$T/instances/truth
-OUT=${RTLAB_OUT:-/tmp}
-CMP=/usr/local/libexec/rtlab/ftdump-compare
-EVENTS="sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new
-sched/sched_waking sched/sched_migrate_task sched/sched_process_fork
-sched/sched_process_exit irq/irq_handler_entry irq/irq_handler_exit
-irq/softirq_entry irq/softirq_exit irq/softirq_raise timer/hrtimer_start
-timer/hrtimer_cancel timer/hrtimer_expire_entry timer/hrtimer_expire_exit
-timer/timer_start timer/timer_cancel timer/timer_expire_entry
-timer/timer_expire_exit workqueue/workqueue_queue_work
-workqueue/workqueue_activate_work workqueue/workqueue_execute_start
-workqueue/workqueue_execute_end"
-FUNCS="do_nanosleep hrtimer_wakeup"
-# Per CPU. The truth keeps everything; the top buffer keeps its newest
-# records only: the dump must fit the 128 KB printk buffer
-# (CONFIG_LOG_BUF_SHIFT=17), because on PREEMPT_RT the console is written
-# by a kthread while the dump runs with interrupts off on another CPU.
-TRUTH_KB=1024
-TOP_KB=16
-# a raw line is longer than the text one: a smaller top buffer keeps the
-# raw dump inside the printk buffer too
-RAW_KB=8
-
-# setup DIR KB: the same events (and function filter) in one buffer
-setup() {
-	echo 0 >"$1/tracing_on"
-	echo "$2" >"$1/buffer_size_kb"
-	for e in $EVENTS; do
-		[ -e "$1/events/$e/enable" ] && echo 1 >"$1/events/$e/enable"
-	done
-	if [ -n "$func" ]; then
-		echo "$FUNCS" >"$1/set_ftrace_filter" && echo function >"$1/current_tracer"
-	fi
-	: >"$1/trace"
-}
-
-# dump_done: the console has the end marker after the last dump start
-dump_done() {
-	awk '/Dumping ftrace buffer:/ { n = 0 } /-------------------------------/ { n++ }
-		END { exit n < 2 }' "$RTLAB_CONSOLE"
-}
-
-# dump_stats: "records bytes" of the last dump on the console (bytes of its
-# lines as the console log has them, printk prefix included)
-dump_stats() {
-	awk '/Dumping ftrace buffer:/ { n = 0; b = 0; on = 1; s = 0 }
-		on { b += length($0) + 1 }
-		on && / R [0-9]+ [0-9]+ [0-9]+ 0 / { n++ }
-		on && /us : / { n++ }
-		on && /-------------------------------/ { if (++s == 2) on = 0 }
-		END { print n, b }' "$RTLAB_CONSOLE"
-}
+. /rtlab/lib/ftdump.sh
 
 # round MODE KB: one recording, dumped as MODE (text, or raw with
 # ftrace_dump_raw) from a top buffer of KB per CPU, converted and compared
 # with the truth; seven test points
 round() {
-	mode=$1
-	if [ -w /proc/sys/kernel/ftrace_dump_raw ]; then
-		[ "$mode" = raw ] && echo 1 >/proc/sys/kernel/ftrace_dump_raw || echo 0 >/proc/sys/kernel/ftrace_dump_raw
-	fi
-	setup "$T" "$2"
-	setup "$I" $TRUTH_KB
-	echo 1 >"$I/tracing_on"
-	echo 1 >"$T/tracing_on"
-	hackbench -g 2 -f 5 -l 20 >/dev/null 2>&1
-	cyclictest -q -m -t 2 -p 80 -i 1000 -l 200 >/dev/null 2>&1
-	wakestorm -q -n 20 -t 2ms -i 20 >/dev/null 2>&1
-	echo 0 >"$T/tracing_on"
-	echo 0 >"$I/tracing_on"
-
+	ftd_mode "$1"
+	ftd_record "$2"
 	t0=$(date +%s)
 	if [ -w /proc/sysrq-trigger ]; then
 		how="sysrq-z"
@@ -126,53 +62,20 @@ round() {
 		rmmod rtlab_ftdump 2>/dev/null
 		insmod /rtlab/modules/rtlab_ftdump.ko
 	fi
-	tap_diag "$mode dump by $how"
+	tap_diag "$1 dump by $how"
 	i=0
 	while ! dump_done && [ $i -lt 300 ]; do sleep 1; i=$((i + 1)); done
 	tap_diag "the dump reached the console in about $(( $(date +%s) - t0 )) s"
-	tap_check "$mode: the dump is complete on the console" dump_done
-	set -- $(dump_stats)
+	tap_check "$1: the dump is complete on the console" dump_done
+	# shellcheck disable=SC2046
+	set -- "$1" $(dump_stats)
 	took=$(dmesg | sed -n 's/.*rtlab_ftdump: ftrace_dump() took \([0-9]*\) us/\1/p' | tail -1)
-	tap_diag "$mode dump: $1 records, $2 bytes on the console, ftrace_dump() ran ${took:-?} us"
-	echo "$mode $1 $2 ${took:-0}" >>"$OUT/dump-cost.txt"
-
-	# Extract the truth after the dump: trace-cmd extract also reads (and so
-	# empties) the top buffer, which must still be whole when it is dumped.
-	# -k: without it, extract then disables every event and tracer, some
-	# fifty live patches of kernel text, and multi-threaded TCG is not safe
-	# for those (docs/HACKING.md): it oopsed on an int3 in that teardown in
-	# 2 of 9 boots. The tracing state stays as it is (this test is alone on
-	# its machine and the guest powers off after it).
-	rm -f "$OUT/truth-$mode.dat"
-	trace-cmd extract -k -B truth -o "$OUT/truth-$mode.dat" >"$OUT/extract-$mode.log" 2>&1
-	n=$(trace-cmd report "$OUT/truth-$mode.dat" 2>/dev/null | grep -c ': ')
-	if [ "${n:-0}" -ge 1000 ]; then tap_ok "$mode: trace-cmd extract: the truth has $n records"; else tap_fail "$mode: trace-cmd extract: the truth has ${n:-0} records (want >= 1000)"; fi
-
-	cp "$RTLAB_CONSOLE" "$OUT/console-$mode.log"
-	ftdump -f "$OUT/formats" -o "$OUT/dump-$mode.dat" -e 50 "$OUT/console-$mode.log" >"$OUT/summary-$mode.txt" 2>"$OUT/errors-$mode.txt"
-	rc=$?
-	sed 's/^/# /' "$OUT/summary-$mode.txt"
-	head -20 "$OUT/errors-$mode.txt" | sed 's/^/# /'
-	tap_check "$mode: ftdump converts the console log" [ "$rc" -eq 0 ]
-	# the top buffer overwrote its oldest records ("[LOST N EVENTS]" lines):
-	# that is the ring buffer's loss, not the console's
-	tap_check "$mode: no printk messages dropped on the console" sh -c "! grep -q 'printk messages dropped' '$OUT/console-$mode.log'"
-	tap_check "$mode: every line inside the dump understood" grep -q 'lines not understood inside the dump: 0$' "$OUT/summary-$mode.txt"
-	if [ "$mode" = raw ]; then
-		tap_check "raw: every record copied byte for byte, none kept as text, none dropped" \
-			sh -c "grep -q ' 0 kept as text' '$OUT/summary-$mode.txt' && grep -q 'records copied byte for byte, 0 dropped' '$OUT/summary-$mode.txt'"
-		exact=--exact
-	else
-		# the events whose text the kernel prints in full are all rebuilt
-		bad=$(awk '$1 ~ /^(sched_switch|sched_wakeup|sched_waking|irq_handler_entry|irq_handler_exit|softirq_entry|softirq_exit|softirq_raise|hrtimer_start|hrtimer_expire_entry|hrtimer_cancel|timer_start|function)$/ && $3 != 0 { print $1 }' "$OUT/summary-$mode.txt")
-		tap_check "text: sched, irq, softirq, hrtimer, timer_start, function records all rebuilt (text-only: ${bad:-none})" [ -z "$bad" ]
-		exact=
-	fi
-	# shellcheck disable=SC2086
-	$CMP -B truth $exact "$OUT/truth-$mode.dat" "$OUT/dump-$mode.dat" >"$OUT/compare-$mode.txt" 2>&1
-	rc=$?
-	sed 's/^/# /' "$OUT/compare-$mode.txt"
-	tap_check "$mode: every dumped record has its twin in the truth, none of the truth missing (pid, event, fields${exact:+ byte for byte}, time bound${exact:+ at 1 ns}, per CPU)" [ "$rc" -eq 0 ]
+	tap_diag "$1 dump: $2 records, $3 bytes on the console, ftrace_dump() ran ${took:-?} us"
+	echo "$1 $2 $3 ${took:-0}" >>"$OUT/dump-cost.txt"
+	# the truth after the dump: the dump must find the top buffer whole
+	ftd_extract "$1"
+	cp "$RTLAB_CONSOLE" "$OUT/console-$1.log"
+	ftd_check "$1" "$OUT/console-$1.log" "$OUT/formats" "$OUT/truth-$1.dat"
 }
 
 tap_plan 17
@@ -180,23 +83,8 @@ if [ -z "${RTLAB_CONSOLE:-}" ] || [ ! -r "$RTLAB_CONSOLE" ]; then
 	tap_fail "the harness shares the console log (RTLAB_CONSOLE=${RTLAB_CONSOLE:-unset})"
 	exit 1
 fi
-rm -rf "$OUT/formats" "$OUT/dump-cost.txt"
-btf=
-[ -r /sys/kernel/btf/vmlinux ] || btf="--btf /rtlab/modules/rtlab_enums.ko"
-# shellcheck disable=SC2086
-ftdump --save-formats "$OUT/formats" $btf 2>"$OUT/save.err"
-rc=$?
-sed 's/^/# /' "$OUT/save.err"
-tap_check "ftdump --save-formats${btf:+ $btf}: the bundle of this kernel" [ "$rc" -eq 0 ]
-tap_check "the bundle resolves hrtimer_start's enum names (HRTIMER_MODE_ABS_HARD 8)" \
-	grep -qx 'HRTIMER_MODE_ABS_HARD 8' "$OUT/formats/enums"
-func=
-grep -qw function "$T/available_tracers" && func=1
-mkdir -p "$I"
-echo 0 >"$T/options/hash-ptr"	# the dump prints raw pointers, as the truth has them
-# function records: "func+off/size <-parent+off/size", the exact addresses
-echo 1 >"$T/options/sym-offset"
-tap_diag "function tracer: ${func:+on for $FUNCS}${func:-not in this kernel}"
+rm -f "$OUT/dump-cost.txt"
+ftd_prepare
 round text $TOP_KB
 tap_check "the kernel has /proc/sys/kernel/ftrace_dump_raw (patch 0014)" [ -w /proc/sys/kernel/ftrace_dump_raw ]
 round raw $RAW_KB
