@@ -14,7 +14,7 @@ LABCHECK := $(BUILD)/bin/labcheck
 CFLAGS_LAB := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude
 
 .PHONY: all deps tree kernel build-only $(addprefix kernel-,$(VARIANTS) $(BUILD_ONLY)) modules rtla tools \
-	initramfs check demo shell bench guest-test reboot-test checkpatch stress clean cocci-report \
+	initramfs formats check demo shell bench guest-test reboot-test checkpatch stress clean cocci-report \
 	host-test
 
 all: tools kernel initramfs
@@ -60,6 +60,10 @@ tools: $(LABCHECK) | deps
 
 initramfs: tools modules rtla
 	@flock $(BUILD)/.stage.lock lab/rtlab image
+
+# each bootable kernel's ftdump format bundle, kept in build/out/<v>/ftdump-formats
+formats: initramfs
+	@lab/rtlab formats
 
 # --- running (lab/rtlab) ---------------------------------------------------
 check: deps

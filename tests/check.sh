@@ -63,6 +63,13 @@ if [ "$host_only" = 0 ]; then
 	[ "$n" -gt 0 ] || fail_suite guest "guest tests: no boot produced results (build/results/guest.log)"
 	grep -hE '^not ok' "$results"/guest*.tap | sed 's/^/   /'
 
+	phase "format bundles"
+	# each kernel's ftdump bundle kept next to its image (issue 19), and
+	# the panic dump of the guest run converted on the host with it
+	lab/rtlab formats >"$results/formats.tap" 2>&1
+	tools/ftdump/tests/lab-bundle.sh "$build" >"$results/formats-host.tap" 2>&1
+	grep -hE '^not ok' "$results/formats.tap" "$results/formats-host.tap" | sed 's/^/   /'
+
 	phase "harness self-tests"
 	lab/rtlab selftest >"$results/selftest.tap" 2>&1
 	grep -E '^not ok' "$results/selftest.tap" | sed 's/^/   /'
