@@ -27,16 +27,6 @@ out=${RTLAB_OUT:-/tmp}
 res=$out/ftdump-cost.txt
 : >"$res"
 
-# last_dump: "records bytes" of the dump in the printk buffer
-last_dump() {
-	dmesg | awk '/Dumping ftrace buffer:/ { n = 0; b = 0; on = 1; s = 0 }
-		on { b += length($0) + 1 }
-		on && / R [0-9]+ [0-9]+ [0-9]+ 0 / { n++ }
-		on && /us : / { n++ }
-		on && /-------------------------------/ { if (++s == 2) on = 0 }
-		END { print n, b }'
-}
-
 tap_plan $((RUNS * 2 + 1))
 func=
 grep -qw function "$T/available_tracers" && func=1
@@ -53,7 +43,8 @@ while [ $r -le $RUNS ]; do
 		insmod /rtlab/modules/rtlab_ftdump.ko
 		took=$(dmesg | sed -n 's/.*rtlab_ftdump: ftrace_dump() took \([0-9]*\) us/\1/p' | tail -1)
 		# shellcheck disable=SC2046
-		set -- $(last_dump)
+		dmesg >/tmp/ftdump-dmesg
+		set -- $(ftd_dump_stats /tmp/ftdump-dmesg)
 		echo "$mode $r $1 $2 ${took:-0}" >>"$res"
 		tap_check "$mode run $r: $1 records, $2 bytes, ftrace_dump() ${took:-?} us" \
 			test "${1:-0}" -ge 100 -a "${took:-0}" -gt 0

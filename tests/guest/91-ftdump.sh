@@ -64,11 +64,11 @@ round() {
 	fi
 	tap_diag "$1 dump by $how"
 	i=0
-	while ! dump_done && [ $i -lt 300 ]; do sleep 1; i=$((i + 1)); done
+	while ! ftd_dump_done && [ $i -lt 300 ]; do sleep 1; i=$((i + 1)); done
 	tap_diag "the dump reached the console in about $(( $(date +%s) - t0 )) s"
-	tap_check "$1: the dump is complete on the console" dump_done
+	tap_check "$1: the dump is complete on the console" ftd_dump_done
 	# shellcheck disable=SC2046
-	set -- "$1" $(dump_stats)
+	set -- "$1" $(ftd_dump_stats)
 	took=$(dmesg | sed -n 's/.*rtlab_ftdump: ftrace_dump() took \([0-9]*\) us/\1/p' | tail -1)
 	tap_diag "$1 dump: $2 records, $3 bytes on the console, ftrace_dump() ran ${took:-?} us"
 	echo "$1 $2 $3 ${took:-0}" >>"$OUT/dump-cost.txt"

@@ -38,8 +38,8 @@ RAW_KB=8
 PANIC_KB=12
 func=
 
-# setup DIR KB: the same events (and function filter) in one buffer
-setup() {
+# ftd_setup DIR KB: the same events (and function filter) in one buffer
+ftd_setup() {
 	echo 0 >"$1/tracing_on"
 	echo "$2" >"$1/buffer_size_kb"
 	for e in $EVENTS; do
@@ -51,21 +51,22 @@ setup() {
 	: >"$1/trace"
 }
 
-# dump_done [LOG]: the log has the end marker after its last dump start
-dump_done() {
+# ftd_dump_done [LOG]: the log has the end marker after its last dump start
+ftd_dump_done() {
 	awk '/Dumping ftrace buffer:/ { n = 0 } /-------------------------------/ { n++ }
 		END { exit n < 2 }' "${1:-$RTLAB_CONSOLE}"
 }
 
-# dump_stats: "records bytes" of the last dump on the console (bytes of its
-# lines as the console log has them, printk prefix included)
-dump_stats() {
+# ftd_dump_stats [LOG]: "records bytes" of the last dump in LOG (default
+# the console; bytes of its lines as the log has them, printk prefix
+# included)
+ftd_dump_stats() {
 	awk '/Dumping ftrace buffer:/ { n = 0; b = 0; on = 1; s = 0 }
 		on { b += length($0) + 1 }
 		on && / R [0-9]+ [0-9]+ [0-9]+ 0 / { n++ }
 		on && /us : / { n++ }
 		on && /-------------------------------/ { if (++s == 2) on = 0 }
-		END { print n, b }' "$RTLAB_CONSOLE"
+		END { print n, b }' "${1:-$RTLAB_CONSOLE}"
 }
 
 # ftd_prepare: the format bundle of this kernel into $OUT/formats (two test
@@ -104,8 +105,8 @@ ftd_mode() {
 # callback registered last first: its records the other way round, as
 # ftdump-compare knows)
 ftd_record() {
-	setup "$D" "$1"
-	setup "$R" $TRUTH_KB
+	ftd_setup "$D" "$1"
+	ftd_setup "$R" $TRUTH_KB
 	echo 1 >"$R/tracing_on"
 	echo 1 >"$D/tracing_on"
 	hackbench -g 2 -f 5 -l 20 >/dev/null 2>&1
@@ -180,7 +181,7 @@ ftd_panic_test() {
 		# taken for splats of phase 2
 		tap_check "$mode: phase 1's console has the panic, then the dump of the instance" \
 			sh -c "sed -n '/Kernel panic - not syncing: rtlab_warn: injected panic/,\$p' '$prev' | grep -q 'Dumping ftrace instance dumped buffer:'"
-		tap_check "$mode: the dump is complete in it" dump_done "$prev"
+		tap_check "$mode: the dump is complete in it" ftd_dump_done "$prev"
 		ftd_check "$mode" "$prev" "$RTLAB_PREV/out/formats" "$RTLAB_PREV/out/truth-$mode.dat"
 		tap_done
 		return
