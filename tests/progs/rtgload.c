@@ -52,7 +52,9 @@
 #define MAX_TASKS	64
 #define NSEC		RTLAB_NSEC_PER_SEC
 
-enum kind { K_HOG, K_PERIODIC, K_BURST };
+enum kind { K_HOG, K_PERIODIC, K_BURST, K_RUNS };
+
+#define MAX_RUNS	8192
 
 struct stalls {
 	long long n, ns, max_ns;
@@ -78,6 +80,10 @@ struct task {
 	long long thread_cpu_ns; /* CLOCK_THREAD_CPUTIME_ID at the end */
 	struct stalls st;	/* periodic, burst: see STALL_NS */
 	long long max_wake_ns;	/* periodic: latest start of a job after its release */
+	long long gap_ns;	/* runs: time off the CPU that ends a run */
+	long long nap_ns;	/* runs: sleep after each run (0: none) */
+	long long *runs;	/* runs: the CPU time of each whole run in the window */
+	int nruns;
 };
 
 static struct task tasks[MAX_TASKS];
@@ -152,6 +158,13 @@ static void usage(FILE *f)
 "                      finishing after the next release is a deadline miss\n"
 "                  burst:WORK_US            spin WORK_US of CPU time once,\n"
 "                      report when it completed (the run waits for it)\n"
+"                  runs:GAP_US[:NAP_US]     spin like a hog and measure its\n"
+"                      runs: a run ends when the task was off its CPU for\n"
+"                      more than GAP_US (e.g. its group throttled); the CPU\n"
+"                      time of each run that began and ended in the window;\n"
+"                      with NAP_US, sleep that long when back from each gap\n"
+"                      (a group's server stops meanwhile: every run then\n"
+"                      starts a new server period with a full budget)\n"
 "Options:\n"
 "  -d, --duration SEC   measurement window (default 5, fractions allowed)\n"
 "  -w, --warmup MS      time between the start and the window (default 200);\n"
@@ -173,7 +186,9 @@ static void usage(FILE *f)
 "  run duration_ns=... tasks=N main_cpu=N\n"
 "  task name=.. tid=.. policy=.. prio=.. cpu=.. kind=.. cpu_ns=.. share=P.PP\n"
 "       [jobs=.. misses=.. max_late_us=.. max_resp_us=.. max_wake_us=..]\n"
-"       [done_ms=..] [stalls=.. stall_ms=.. max_stall_ms=..] thread_cpu_ms=..\n"
+"       [done_ms=..] [stalls=.. stall_ms=.. max_stall_ms=..]\n"
+"       [runs=.. run_min_us=.. run_med_us=.. run_p90_us=.. run_max_us=..]\n"
+"       thread_cpu_ms=..\n"
 "  share = cpu_ns / duration_ns in percent (window wall time); lateness =\n"
 "  finish - deadline (negative: early); wake = job start - release; a stall\n"
 "  is a jump of > 1 ms in the task's CPU time while it spins (time charged\n"
@@ -301,7 +316,20 @@ static void parse_kind(struct task *t, const char *s, int n)
 		t->work_ns = parse_ll(p, "work", n, 1, 100000000) * 1000;
 		return;
 	}
-	die_usage("task %d: unknown kind '%s' (hog, periodic:PERIOD_US:WORK_US, burst:WORK_US)", n, s);
+	if (!strcmp(buf, "runs") && p) {
+		t->kind = K_RUNS;
+		q = strchr(p, ':');
+		if (q)
+			*q++ = '\0';
+		t->gap_ns = parse_ll(p, "gap", n, 100, 10000000) * 1000;
+		t->nap_ns = q ? parse_ll(q, "nap", n, 1, 10000000) * 1000 : 0;
+		t->runs = calloc(MAX_RUNS, sizeof(*t->runs));
+		if (!t->runs)
+			die("out of memory");
+		return;
+	}
+	die_usage("task %d: unknown kind '%s' (hog, periodic:PERIOD_US:WORK_US, burst:WORK_US, runs:GAP_US[:NAP_US])",
+		  n, s);
 }
 
 static void parse_task(const char *spec)
@@ -429,6 +457,62 @@ static long long read_schedstat(int fd)
 
 /* --- task mode -------------------------------------------------------------- */
 
+/*
+ * Spin like a hog and cut what it ran into runs.  Between two reads a few
+ * microseconds apart, wall time that did not become this thread's CPU time
+ * is time off the CPU; more than gap_ns of it ends a run.  A run's length
+ * is CPU time, so it is what the kernel charged the task (and a group
+ * server's budget), host stalls under TCG included; a budget enforced late
+ * shows as runs longer than the budget.  A run ends at the first read
+ * after its gap, so that it holds the kernel's work of switching the task
+ * out (charged to it: with a debug kernel under TCG, hundreds of
+ * microseconds) and the next run starts there; the few microseconds of
+ * switching it back in fall in the run that ends.  Only runs that began
+ * after the window's start and ended before the stop count.  With nap_ns
+ * the task sleeps when it is back from a gap, and its next run starts at
+ * the wake-up.
+ */
+static void measure_runs(struct task *t)
+{
+	long long wp = now_ns(), cp = thread_cpu_ns(), rs = cp;
+	bool in_window = false;
+
+	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+		long long w = now_ns(), c = thread_cpu_ns();
+
+		if ((w - wp) - (c - cp) > t->gap_ns) {
+			if (in_window && t->nruns < MAX_RUNS)
+				t->runs[t->nruns++] = c - rs;
+			if (t->nap_ns) {
+				struct timespec ts = ts_of(t->nap_ns);
+
+				nanosleep(&ts, NULL);
+				w = now_ns();
+				c = thread_cpu_ns();
+			}
+			rs = c;
+			in_window = w >= window_ns;
+		}
+		wp = w;
+		cp = c;
+	}
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* the q-quantile (0..1) of the n sorted values v, nearest rank */
+static long long quantile(const long long *v, int n, double q)
+{
+	int i = (int)(q * n + 0.999999) - 1;
+
+	return n ? v[i < 0 ? 0 : i >= n ? n - 1 : i] : 0;
+}
+
 static void *task_main(void *arg)
 {
 	struct task *t = arg;
@@ -446,6 +530,9 @@ static void *task_main(void *arg)
 	case K_HOG:
 		while (!atomic_load_explicit(&stop_flag, memory_order_relaxed))
 			;
+		break;
+	case K_RUNS:
+		measure_runs(t);
 		break;
 	case K_BURST:
 		spin_cpu(t->work_ns, &t->st);
@@ -516,6 +603,12 @@ static const char *kind_str(const struct task *t, char *buf, size_t len)
 		break;
 	case K_BURST:
 		snprintf(buf, len, "burst:%lld", t->work_ns / 1000);
+		break;
+	case K_RUNS:
+		if (t->nap_ns)
+			snprintf(buf, len, "runs:%lld:%lld", t->gap_ns / 1000, t->nap_ns / 1000);
+		else
+			snprintf(buf, len, "runs:%lld", t->gap_ns / 1000);
 		break;
 	}
 	return buf;
@@ -642,9 +735,17 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 			       (double)t->max_resp_ns / 1e3, (double)t->max_wake_ns / 1e3);
 		if (t->kind == K_BURST)
 			printf(" done_ms=%.3f", t->done_ns >= 0 ? (double)t->done_ns / 1e6 : -1.0);
-		if (t->kind != K_HOG)
+		if (t->kind == K_BURST || t->kind == K_PERIODIC)
 			printf(" stalls=%lld stall_ms=%.3f max_stall_ms=%.3f", t->st.n, (double)t->st.ns / 1e6,
 			       (double)t->st.max_ns / 1e6);
+		if (t->kind == K_RUNS) {
+			qsort(t->runs, t->nruns, sizeof(*t->runs), cmp_ll);
+			printf(" runs=%d run_min_us=%.1f run_med_us=%.1f run_p90_us=%.1f run_max_us=%.1f",
+			       t->nruns, quantile(t->runs, t->nruns, 0) / 1e3,
+			       quantile(t->runs, t->nruns, 0.5) / 1e3,
+			       quantile(t->runs, t->nruns, 0.9) / 1e3,
+			       quantile(t->runs, t->nruns, 1) / 1e3);
+		}
 		printf(" thread_cpu_ms=%.3f\n", (double)t->thread_cpu_ns / 1e6);
 		if (root) {
 			cJSON *o = cJSON_CreateObject();
@@ -668,7 +769,13 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 			}
 			if (t->kind == K_BURST)
 				cJSON_AddNumberToObject(o, "done_ms", t->done_ns >= 0 ? (double)t->done_ns / 1e6 : -1);
-			if (t->kind != K_HOG) {
+			if (t->kind == K_RUNS) {
+				cJSON *r = cJSON_AddArrayToObject(o, "runs_us");
+
+				for (int k = 0; k < t->nruns; k++)
+					cJSON_AddItemToArray(r, cJSON_CreateNumber((double)t->runs[k] / 1e3));
+			}
+			if (t->kind == K_BURST || t->kind == K_PERIODIC) {
 				cJSON_AddNumberToObject(o, "stalls", (double)t->st.n);
 				cJSON_AddNumberToObject(o, "stall_ms", (double)t->st.ns / 1e6);
 				cJSON_AddNumberToObject(o, "max_stall_ms", (double)t->st.max_ns / 1e6);
