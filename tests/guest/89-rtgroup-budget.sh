@@ -59,7 +59,7 @@ trap 'echo "$feat0" >"$FEAT"; rtg_cleanup' EXIT
 
 # measure NAME KIND SECS: rtgload with a group task of KIND and a
 # SCHED_OTHER hog on each CPU; $gs the group's CPUs, $meds each CPU's
-# median run (us), $lo and $hi the shortest and longest of them
+# median run (us), $hi the longest of them
 measure() {
 	_a=""
 	for _c in $(seq 0 $((NCPU - 1))); do
@@ -74,7 +74,6 @@ measure() {
 		gs=$(awk -v a="$gs" -v b="$(rtg_val g$_c cpu_ns)" -v d="$_d" 'BEGIN { printf "%.3f", a + b / d }')
 		meds="$meds $(rtg_val g$_c run_med_us)"
 	done
-	lo=$(echo $meds | tr ' ' '\n' | sort -n | head -n 1)
 	hi=$(echo $meds | tr ' ' '\n' | sort -n | tail -n 1)
 }
 # traced NAME KIND SECS: measure, traced; $sw the switches to a group

@@ -505,12 +505,16 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* the q-quantile (0..1) of the n sorted values v, nearest rank */
-static long long quantile(const long long *v, int n, double q)
+/* the index of percentile p (0..100) in n > 0 sorted samples (both modes) */
+static size_t pct_index(size_t n, double p)
 {
-	int i = (int)(q * n + 0.999999) - 1;
+	return (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+}
 
-	return n ? v[i < 0 ? 0 : i >= n ? n - 1 : i] : 0;
+/* percentile p of the n sorted runs, in us */
+static double run_pct(const struct task *t, double p)
+{
+	return t->nruns ? (double)t->runs[pct_index(t->nruns, p)] / 1e3 : 0;
 }
 
 static void *task_main(void *arg)
@@ -741,10 +745,7 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 		if (t->kind == K_RUNS) {
 			qsort(t->runs, t->nruns, sizeof(*t->runs), cmp_ll);
 			printf(" runs=%d run_min_us=%.1f run_med_us=%.1f run_p90_us=%.1f run_max_us=%.1f",
-			       t->nruns, quantile(t->runs, t->nruns, 0) / 1e3,
-			       quantile(t->runs, t->nruns, 0.5) / 1e3,
-			       quantile(t->runs, t->nruns, 0.9) / 1e3,
-			       quantile(t->runs, t->nruns, 1) / 1e3);
+			       t->nruns, run_pct(t, 0), run_pct(t, 50), run_pct(t, 90), run_pct(t, 100));
 		}
 		printf(" thread_cpu_ms=%.3f\n", (double)t->thread_cpu_ns / 1e6);
 		if (root) {
@@ -864,12 +865,7 @@ static int cmp_u32(const void *a, const void *b)
 
 static double pct(double p)
 {
-	size_t i;
-
-	if (!pp.n)
-		return 0;
-	i = (size_t)(p / 100.0 * (double)(pp.n - 1) + 0.5);
-	return pp.samples[i] / 1e3;
+	return pp.n ? pp.samples[pct_index(pp.n, p)] / 1e3 : 0;
 }
 
 static int run_pingpong(double duration, int warmup_ms, int cpu_a, int cpu_b, const char *json)
