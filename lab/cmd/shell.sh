@@ -10,14 +10,15 @@
 #
 # The machine: T=<guest test> takes that test's header (its kernel, CPUs,
 # NICs, TPM, devices, kernel parameters); KERNEL, CPUS, MEM, NICS, TPM=yes,
-# DEVICES, TIMEOUT (s, for -c) set one key each (lab/lib/machine.sh).
+# DEVICES, CHIPSET=pc|q35, TIMEOUT (s, for -c) set one key each
+# (lab/lib/machine.sh).
 # ACCEL=tcg|tcg1|kvm|icount (lab/lib/machine.sh), BOOT_TIMEOUT (s, default 60).
 set -uo pipefail
 . "$(dirname "$0")/../lib/machine.sh"
 cmd=${CMD:-}
 case "${1:-}" in
 -c) cmd=${2:?-c needs a command} ;;
--h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 '') ;;
 *) echo "shell: unknown argument $1 (-c CMD runs one command)" >&2; exit 2 ;;
 esac
@@ -29,7 +30,7 @@ if [ -n "${T:-}" ]; then
 	[ -n "$t" ] || { echo "shell: T=$T: no such guest test" >&2; exit 2; }
 	machine_parse "$t" shell || exit 2
 fi
-for kv in accel=ACCEL kernel=KERNEL cpus=CPUS mem=MEM nics=NICS tpm=TPM devices=DEVICES timeout=TIMEOUT; do
+for kv in accel=ACCEL kernel=KERNEL cpus=CPUS mem=MEM nics=NICS tpm=TPM devices=DEVICES chipset=CHIPSET timeout=TIMEOUT; do
 	v=${kv#*=}
 	[ -z "${!v:-}" ] || machine_set "environment $v" "${kv%=*}" "${!v}" || exit 2
 done

@@ -11,6 +11,9 @@
 # Header keys (defaults in machine_reset):
 #   kernel=V       kernel variant (a name from lab/rtlab variants)
 #   cpus=N mem=MB  machine size
+#   chipset=C      pc (i440fx, the default) or q35 (PCI Express: a test that
+#                  needs a PCIe port or extended config space, with
+#                  devices=pcie-root-port for a root port)
 #   timeout=S      the test's time-out in the guest
 #   nics=M,M       NIC models, one hub port each (none)
 #   tpm=yes|no     a software TPM (swtpm) on tpm-tis
@@ -80,7 +83,7 @@ default_kernel() { local M_kernel; _default_kernel "$1"; echo "$M_kernel"; }
 # --- the test header -------------------------------------------------------
 machine_reset() {	# machine_reset ROLE: the defaults
 	_default_kernel "$1"
-	M_cpus=2 M_mem=512 M_timeout=120
+	M_cpus=2 M_mem=512 M_timeout=120 M_chipset=pc
 	M_nics=none M_tpm=no M_devices=none M_qtrace=none M_cmdline=
 	M_accel=${ACCEL:-tcg} M_expect=none
 	[ "$1" != shell ] || M_mem=1024	# room for what one tries by hand
@@ -107,6 +110,7 @@ machine_set() {
 		printf -v "M_$k" '%s' "$v" ;;
 	nics) _machine_check "$f" "$k" "$v" '+([a-z0-9,_-])' "takes NIC model names, comma-separated" || return 1; M_nics=$v ;;
 	tpm) _machine_check "$f" "$k" "$v" '@(yes|no)' "takes yes or no" || return 1; M_tpm=$v ;;
+	chipset) _machine_check "$f" "$k" "$v" '@(pc|q35)' "takes pc or q35" || return 1; M_chipset=$v ;;
 	devices) _machine_check "$f" "$k" "$v" '+([a-z0-9,_.-])' "takes device names only (a-z 0-9 _ . -, comma-separated)" || return 1; M_devices=$v ;;
 	qemu_trace) _machine_check "$f" "$k" "$v" '+([a-z0-9,_*])' "takes trace event names or patterns (a-z 0-9 _ *, comma-separated)" || return 1; M_qtrace=$v ;;
 	cmdline)
@@ -158,15 +162,16 @@ machine_key() {
 	[ "$M_qtrace" = none ] || k+=-qtrace
 	[ -z "$M_cmdline" ] || k+=-k$(cksum <<<"$M_cmdline" | cut -d' ' -f1)
 	[ "$M_accel" = tcg ] || k+=-$M_accel
+	[ "$M_chipset" = pc ] || k+=-$M_chipset
 	k=${k//,/+}
 	echo "${k//\*/x}"
 }
 
 # machine_export / machine_import WORD: M_* packed into one word and back
 # (the runner keeps a list of machines in the order the tests name them)
-machine_export() { printf '%s|' "$M_kernel" "$M_cpus" "$M_mem" "$M_nics" "$M_tpm" "$M_devices" "$M_qtrace" "${M_cmdline// /;}" "$M_accel"; }
+machine_export() { printf '%s|' "$M_kernel" "$M_cpus" "$M_mem" "$M_nics" "$M_tpm" "$M_devices" "$M_qtrace" "${M_cmdline// /;}" "$M_accel" "$M_chipset"; }
 machine_import() {
-	IFS='|' read -r M_kernel M_cpus M_mem M_nics M_tpm M_devices M_qtrace M_cmdline M_accel <<<"$1"
+	IFS='|' read -r M_kernel M_cpus M_mem M_nics M_tpm M_devices M_qtrace M_cmdline M_accel M_chipset <<<"$1"
 	M_cmdline=${M_cmdline//;/ }
 }
 
@@ -268,7 +273,10 @@ machine_qemu() {
 	# With it the BIOS's BARs conflict with the PNP0A03 window and are
 	# reassigned from the whole address space: a 1 MB BAR (edu) landed on
 	# the local APIC at 0xfee00000.  memmap= reserves that megabyte.
-	local append="console=ttyS0,115200 panic=-1 softlockup_panic=0 pci=noacpi memmap=1M\$0xfee00000"
+	# q35 keeps ACPI for PCI: its MCFG table is how the kernel finds the
+	# extended (PCIe) config space, which a q35 test is there for.
+	local append="console=ttyS0,115200 panic=-1 softlockup_panic=0"
+	[ "$M_chipset" = q35 ] || append+=" pci=noacpi memmap=1M\$0xfee00000"
 	local shift=${ICOUNT_SHIFT:-$ICOUNT_SHIFT_DEFAULT} sleep=off
 	case "$accel" in
 	tcg|tcg1|kvm) ;;
@@ -284,7 +292,7 @@ machine_qemu() {
 	append+=" rtlab.env.RTLAB_CONSOLE=/rtlab/out/console.log"
 	[ "$M_qtrace" = none ] || append+=" rtlab.env.RTLAB_QEMU_TRACE=/rtlab/out/qemu-trace.log"
 	[ -z "$M_cmdline" ] || append+=" $M_cmdline"
-	QEMU=(qemu-system-x86_64 -machine pc -m "$M_mem" -smp "$M_cpus" -no-reboot
+	QEMU=(qemu-system-x86_64 -machine "${M_chipset:-pc}" -m "$M_mem" -smp "$M_cpus" -no-reboot
 		-display none -kernel "$bz" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
 		-nic none)

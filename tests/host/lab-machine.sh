@@ -20,12 +20,12 @@ printf '#!/bin/sh\necho no header\n' >"$tmp/none"
 t "no header: the role's defaults (tests: rt-debug, 2 CPUs, 512 MB, 120 s)" \
 	lab "machine_parse $tmp/none tests && [ \"\$M_kernel \$M_cpus \$M_mem \$M_timeout\" = 'rt-debug 2 512 120' ]"
 t "no header, bench role: the rt kernel" lab "machine_parse $tmp/none bench && [ \$M_kernel = rt ]"
-for bad in "cpus=two" "tpm=maybe" "devices=edu,addr=5" "wat=1" "cmdline=rtlab.mode=shell" "cmdline=a;reboot" "nics"; do
+for bad in "cpus=two" "tpm=maybe" "chipset=isa" "devices=edu,addr=5" "wat=1" "cmdline=rtlab.mode=shell" "cmdline=a;reboot" "nics"; do
 	hdr "$bad" bad
 	lab "machine_parse $tmp/bad tests" >"$tmp/bad.err" 2>&1 && echo "accepted: $bad" >>"$tmp/accepted"
 	grep -q "^$tmp/bad: " "$tmp/bad.err" || echo "no file name for: $bad" >>"$tmp/accepted"
 done
-t "bad headers fail naming the file (number, yes/no, device options, unknown key, harness parameter, shell character, no value)" \
+t "bad headers fail naming the file (number, yes/no, chipset, device options, unknown key, harness parameter, shell character, no value)" \
 	test ! -s "$tmp/accepted"
 t "tests with the same header share a machine key, others do not" \
 	lab "machine_parse $tmp/full tests; a=\$(machine_key); machine_parse $tmp/full tests; b=\$(machine_key); machine_parse $tmp/none tests; c=\$(machine_key); [ \"\$a\" = \"\$b\" ] && [ \"\$a\" != \"\$c\" ]"
@@ -59,6 +59,15 @@ t "QEMU: cmdline= parameters on the kernel command line" \
 	sh -c "echo '$q' | grep -q 'isolcpus=1,2 nohz_full=1'"
 t "QEMU: two NICs, the edu device, the TPM, the trace events" \
 	sh -c "echo '$q' | grep -q 'e1000e,netdev=hp0' && echo '$q' | grep -q 'e1000,netdev=hp1' && echo '$q' | grep -q -- '-device edu' && echo '$q' | grep -q 'tpm-tis,tpmdev=tpm0' && echo '$q' | grep -q -- '-trace events='"
+t "QEMU: the i440fx chipset (pc) by default, with pci=noacpi" \
+	sh -c "echo '$q' | grep -q -- '-machine pc ' && echo '$q' | grep -q 'pci=noacpi'"
+hdr "kernel=rt chipset=q35 devices=pcie-root-port" q35
+lab "machine_parse $tmp/q35 tests; machine_qemu $tmp/boot35 file 'rtlab.mode=test'" >"$tmp/q35.err" 2>&1
+q=$(sed 's/\\//g' "$tmp/boot35/qemu.cmd" 2>/dev/null)
+t "QEMU: chipset=q35 boots a q35 with ACPI PCI (MCFG: extended config space), no memmap= work-around" \
+	sh -c "echo '$q' | grep -q -- '-machine q35 ' && echo '$q' | grep -q -- '-device pcie-root-port' && ! echo '$q' | grep -q 'pci=noacpi' && ! echo '$q' | grep -q 'memmap='"
+t "chipset=q35 is part of the machine key; pc is the default and adds nothing" \
+	lab "machine_parse $tmp/q35 tests; a=\$(machine_key); w=\$(machine_export); machine_parse $tmp/none tests; b=\$(machine_key); machine_import \"\$w\"; [ \"\$a\" != \"\$b\" ] && [ \"\$(machine_key)\" = \"\$a\" ] && [ \$M_chipset = q35 ] && case \$b in *pc*) false ;; esac"
 # variants from a configs directory with a build-only fragment
 mkdir -p "$tmp/configs"
 printf 'CONFIG_A=y\n' >"$tmp/configs/base.config"
