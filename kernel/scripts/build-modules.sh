@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build every out-of-tree test module in kernel/modules/<name>/ against one
-# kernel variant's output tree; the .ko files land in
+# kernel variant's output tree; the .ko files, with the variant's in-tree
+# modules, land in
 # $BUILD/out/<variant>/rtlab-modules/ for the initramfs.  The sources are
 # copied per variant so that the two builds never share objects.
 set -euo pipefail
@@ -21,4 +22,9 @@ for m in "$top"/kernel/modules/*/; do
 	make -s -C "$out" ARCH=x86_64 M="$work/$name" modules
 	cp "$work/$name"/*.ko "$dest/"
 done
+# and the kernel's own modules of the variant (options =m in its fragment,
+# e.g. rt-debug's aer_inject), which build-kernel.sh installed in modroot
+if [ -d "$out/modroot/lib/modules" ]; then
+	find "$out/modroot/lib/modules" -name '*.ko' -exec cp {} "$dest/" \;
+fi
 echo "build-modules: $variant: $(ls "$dest" | tr '\n' ' ')"
