@@ -98,7 +98,7 @@ tap_check "the AER driver counted $cor of $N injected correctable errors at the 
 rxn=$(( $(rx) - rx0 ))
 tap_check "aer_dev_correctable counts $rxn of $N Receiver Errors (read through the injector's accessors)" [ "$rxn" -eq $N ]
 
-# the whole config space, 4 KiB (MCFG), as lspci -xxxx reads it: read_cfg
+# the whole config space, 4 KiB (MCFG), as lspci reads it with four -x: read_cfg
 # sets $cfg (bytes) and $ids, and succeeds if they are the device's
 want=" $(sed 's/0x//' "$PCI/$rp/vendor") $(sed 's/0x//' "$PCI/$rp/device")"
 read_cfg() {
