@@ -128,9 +128,5 @@ bw1=$(rd_bw)
 tap_check "root domains reserve what they did before: \"$bw0\" -> \"$bw1\"" [ "$bw0" = "$bw1" ]
 
 # --- 3 ---
-if chrt -d -T 30000000 -D 100000000 -P 100000000 0 true; then
-	tap_ok "a 30 ms / 100 ms SCHED_DEADLINE task is admitted"
-else
-	tap_fail "a 30 ms / 100 ms SCHED_DEADLINE task is refused"
-fi
+dl_admit_point
 tap_done

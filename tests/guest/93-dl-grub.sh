@@ -35,7 +35,6 @@
 
 G=${DLGRUB:-/usr/local/libexec/rtlab/dlgrub}
 RT=/proc/sys/kernel/sched_rt_runtime_us
-FS=/sys/kernel/debug/sched/fair_server
 out=${RTLAB_OUT:-/tmp}
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
@@ -59,10 +58,7 @@ run() {
 reset() { v=$(cat $RT) && echo "$v" >$RT; }
 
 # --- 1: only the fair servers reserved ---------------------------------------
-fsbw=0
-for c in $FS/cpu*; do
-	fsbw=$((fsbw + ($(cat "$c/runtime") << 20) / $(cat "$c/period")))
-done
+fsbw=$(fair_servers_bw)
 tot=$(rd_bw | tr ' ' '\n' | awk -F: 'NF == 2 { print $2; exit }')
 if [ -n "$tot" ] && [ "$tot" = "$fsbw" ]; then
 	tap_ok "root domain reserves only the fair servers: total_bw $tot = sum of $ncpu fair servers (BW_SHIFT 20)"

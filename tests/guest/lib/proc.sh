@@ -25,6 +25,25 @@ rd_bw() {
 	awk '/^dl_rq\[/ { c = $1; gsub(/[^0-9]/, "", c) }
 	     /dl_bw->total_bw/ { printf "%s:%s ", c, $NF }' /sys/kernel/debug/sched/debug 2>/dev/null
 }
+# fair_servers_bw: the bandwidth the CPUs' fair servers reserve, summed, in
+# the kernel's BW_SHIFT (20) units (what a root domain's total_bw holds
+# with no other deadline entity)
+fair_servers_bw() {
+	_fs=0
+	for _c in /sys/kernel/debug/sched/fair_server/cpu*; do
+		_fs=$((_fs + ($(cat "$_c/runtime") << 20) / $(cat "$_c/period")))
+	done
+	echo "$_fs"
+}
+# dl_admit_point: one TAP point, a 30 ms / 100 ms SCHED_DEADLINE task is
+# still admitted (after a test that could have leaked root domain bandwidth)
+dl_admit_point() {
+	if chrt -d -T 30000000 -D 100000000 -P 100000000 0 true; then
+		tap_ok "a 30 ms / 100 ms SCHED_DEADLINE task is admitted"
+	else
+		tap_fail "a 30 ms / 100 ms SCHED_DEADLINE task is refused"
+	fi
+}
 # fifo_hog FILE [MASK]: start a busy-looping shell, pin it to the CPU mask
 # MASK if given, write its pid to FILE (a group's tasks or cgroup.procs)
 # and make it SCHED_FIFO 50; prints the pid
