@@ -30,7 +30,7 @@ struct rtlab_sched_attr {
 
 /*
  * implicit deadline (deadline = period), as the tests use; nice is
- * sched_attr.sched_nice, which SCHED_FLAG_DL_DEMOTION (rtlab patch 0019)
+ * sched_attr.sched_nice, which SCHED_FLAG_DL_DEMOTION (rtlab patch 0020)
  * runs a demoted task at
  */
 static inline int rtlab_set_deadline_nice(pid_t tid, uint64_t runtime_ns, uint64_t period_ns,

@@ -91,7 +91,7 @@ static const char usage[] =
 	"  -t SECS     how long the threads churn (default 30)\n"
 	"  -n THREADS  SCHED_DEADLINE threads (default 4, at most 32)\n"
 	"  -s SEED     PRNG seed (default: from the clock; printed)\n"
-	"Runs as root in a guest with SCHED_FLAG_DL_DEMOTION (rtlab patch 0018).\n";
+	"Runs as root in a guest with SCHED_FLAG_DL_DEMOTION (rtlab patch 0020).\n";
 
 static uint64_t rnd(struct worker *w)
 {
