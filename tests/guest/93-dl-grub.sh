@@ -58,13 +58,7 @@ run() {
 reset() { v=$(cat $RT) && echo "$v" >$RT; }
 
 # --- 1: only the fair servers reserved ---------------------------------------
-fsbw=$(fair_servers_bw)
-tot=$(rd_bw | tr ' ' '\n' | awk -F: 'NF == 2 { print $2; exit }')
-if [ -n "$tot" ] && [ "$tot" = "$fsbw" ]; then
-	tap_ok "root domain reserves only the fair servers: total_bw $tot = sum of $ncpu fair servers (BW_SHIFT 20)"
-else
-	tap_fail "root domain total_bw ${tot:-?} differs from the fair servers' $fsbw (something else is reserved)"
-fi
+fair_servers_only_point "(the sum of $ncpu)"
 
 # the boot-time extra_bw, printed only: with the fair servers counted (-o
 # 5, the design) and without (-o 0)

@@ -101,13 +101,7 @@ if ! "$X" --help >/dev/null; then
 fi
 
 # --- 1: the baseline -------------------------------------------------------------
-fsbw=$(fair_servers_bw)
-tot=$(rd_bw | tr ' ' '\n' | awk -F: 'NF == 2 { print $2; exit }')
-if [ -n "$tot" ] && [ "$tot" = "$fsbw" ]; then
-	tap_ok "root domain reserves only the fair servers before the scenarios: total_bw $tot (BW_SHIFT 20)"
-else
-	tap_fail "root domain total_bw ${tot:-?} differs from the fair servers' $fsbw (something else is reserved)"
-fi
+fair_servers_only_point "before the scenarios"
 if "$X" -s "$out/book0" book >"$out/book0.txt" 2>&1; then
 	cat "$out/book0.txt"
 else

@@ -35,6 +35,18 @@ fair_servers_bw() {
 	done
 	echo "$_fs"
 }
+# fair_servers_only_point [WHEN]: one TAP point, the first root domain
+# reserves the fair servers' bandwidth and nothing else (total_bw =
+# fair_servers_bw), WHEN said after "fair servers"
+fair_servers_only_point() {
+	_fsbw=$(fair_servers_bw)
+	_tot=$(rd_bw | tr ' ' '\n' | awk -F: 'NF == 2 { print $2; exit }')
+	if [ -n "$_tot" ] && [ "$_tot" = "$_fsbw" ]; then
+		tap_ok "root domain reserves only the fair servers${1:+ $1}: total_bw $_tot (BW_SHIFT 20)"
+	else
+		tap_fail "root domain total_bw ${_tot:-?} differs from the fair servers' $_fsbw (something else is reserved)"
+	fi
+}
 # dl_admit_point: one TAP point, a 30 ms / 100 ms SCHED_DEADLINE task is
 # still admitted (after a test that could have leaked root domain bandwidth)
 dl_admit_point() {
