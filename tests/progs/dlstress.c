@@ -334,6 +334,7 @@ int main(int argc, char **argv)
 	pthread_mutexattr_t ma;
 	pthread_attr_t fa;
 	pthread_t fifo;
+	struct timespec end;
 	unsigned long steps = 0, demoted = 0, forks = 0, fork_bad = 0, get_bad = 0;
 	unsigned long set_ok = 0, set_busy = 0, set_bad = 0, armed = 0;
 	unsigned int i, stranded = 0;
@@ -379,7 +380,15 @@ int main(int argc, char **argv)
 			die("deadline thread %u: %s", i, strerror(err));
 	}
 
-	sleep(secs);
+	/*
+	 * SIGXCPU goes to the process: to this thread too, which a plain
+	 * sleep() would leave early (every run then ended after its first
+	 * overrun signal, seconds in)
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += secs;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) == EINTR)
+		;
 	atomic_store(&stop, 1);
 
 	for (i = 0; i < nthreads; i++) {
