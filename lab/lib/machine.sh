@@ -292,10 +292,19 @@ machine_qemu() {
 	append+=" rtlab.env.RTLAB_CONSOLE=/rtlab/out/console.log"
 	[ "$M_qtrace" = none ] || append+=" rtlab.env.RTLAB_QEMU_TRACE=/rtlab/out/qemu-trace.log"
 	[ -z "$M_cmdline" ] || append+=" $M_cmdline"
+	# QEMU_GDB=PORT: QEMU's gdbstub on 127.0.0.1:PORT, to read the vCPUs of
+	# a guest that hangs without a word on its console (gdb vmlinux, then
+	# "target remote :PORT", "info threads", "info symbol $pc"); nokaslr so
+	# that vmlinux's addresses are the running kernel's.
+	if [ -n "${QEMU_GDB:-}" ]; then
+		[[ "$QEMU_GDB" == [1-9]+([0-9]) ]] || { echo "lab: QEMU_GDB=$QEMU_GDB: takes a TCP port" >&2; return 2; }
+		append+=" nokaslr"
+	fi
 	QEMU=(qemu-system-x86_64 -machine "${M_chipset:-pc}" -m "$M_mem" -smp "$M_cpus" -no-reboot
 		-display none -kernel "$bz" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
 		-nic none)
+	[ -z "${QEMU_GDB:-}" ] || QEMU+=(-gdb "tcp:127.0.0.1:$QEMU_GDB")
 	case "$accel" in
 	kvm) QEMU+=(-accel kvm -cpu host) ;;
 	tcg) QEMU+=(-accel tcg,thread=multi -cpu max) ;;

@@ -61,6 +61,15 @@ t "QEMU: two NICs, the edu device, the TPM, the trace events" \
 	sh -c "echo '$q' | grep -q 'e1000e,netdev=hp0' && echo '$q' | grep -q 'e1000,netdev=hp1' && echo '$q' | grep -q -- '-device edu' && echo '$q' | grep -q 'tpm-tis,tpmdev=tpm0' && echo '$q' | grep -q -- '-trace events='"
 t "QEMU: the i440fx chipset (pc) by default, with pci=noacpi" \
 	sh -c "echo '$q' | grep -q -- '-machine pc ' && echo '$q' | grep -q 'pci=noacpi'"
+t "QEMU: no gdbstub and KASLR left alone unless QEMU_GDB is set" \
+	sh -c "! echo '$q' | grep -q -- '-gdb' && ! echo '$q' | grep -q 'nokaslr'"
+hdr "kernel=rt" gdbm
+QEMU_GDB=1234 lab "machine_parse $tmp/gdbm tests; machine_qemu $tmp/bootgdb file 'rtlab.mode=test'" >"$tmp/gdb.err" 2>&1
+q=$(sed 's/\\//g' "$tmp/bootgdb/qemu.cmd" 2>/dev/null)
+t "QEMU: QEMU_GDB=1234 adds the gdbstub on 127.0.0.1:1234 and nokaslr (vmlinux's addresses)" \
+	sh -c "echo '$q' | grep -q -- '-gdb tcp:127.0.0.1:1234' && echo '$q' | grep -q 'nokaslr'"
+QEMU_GDB=gdb lab "machine_parse $tmp/gdbm tests; machine_qemu $tmp/bootgdb2 file 'rtlab.mode=test'" >"$tmp/gdb2.err" 2>&1
+t "QEMU_GDB takes a TCP port only" sh -c "[ $? = 2 ] && grep -q 'QEMU_GDB=gdb: takes a TCP port' '$tmp/gdb2.err'"
 hdr "kernel=rt chipset=q35 devices=pcie-root-port" q35
 lab "machine_parse $tmp/q35 tests; machine_qemu $tmp/boot35 file 'rtlab.mode=test'" >"$tmp/q35.err" 2>&1
 q=$(sed 's/\\//g' "$tmp/boot35/qemu.cmd" 2>/dev/null)
