@@ -1,8 +1,8 @@
 #!/bin/sh
 # rtlab: kernel=rt-debug cpus=4 mem=576 timeout=420
 # SCHED_FLAG_DL_DEMOTION (patch 0020, issue 22 item 5) under churn, for
-# DL_STRESS_SECS (default 30; make stress runs it for 600 s through
-# tests/stress/98-dl-demote-stress-long.sh).  At once:
+# DL_STRESS_SECS (default 30; its 600-s make stress wrapper comes back
+# with it from tests/guest-pending/).  At once:
 #   dlstress   6 deadline threads doing random steps (spins that overrun,
 #              overruns inside a PI mutex a FIFO thread takes, sleeps,
 #              sched_setattr() turning demotion on and off at random with
