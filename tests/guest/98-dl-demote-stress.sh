@@ -1,8 +1,8 @@
 #!/bin/sh
 # rtlab: kernel=rt-debug cpus=4 mem=576 timeout=420
 # SCHED_FLAG_DL_DEMOTION (patch 0020, issue 22 item 5) under churn, for
-# DL_STRESS_SECS (default 30; its 600-s make stress wrapper comes back
-# with it from tests/guest-pending/).  At once:
+# DL_STRESS_SECS (default 30; make stress runs it for 600 s through
+# tests/stress/98-dl-demote-stress-long.sh).  At once:
 #   dlstress   6 deadline threads doing random steps (spins that overrun,
 #              overruns inside a PI mutex a FIFO thread takes, sleeps,
 #              sched_setattr() turning demotion on and off at random with
@@ -45,9 +45,18 @@ tap_diag "root domains before: $bw0"
 
 end=$(awk -v u="$(up)" -v s="$SECS" 'BEGIN { print u + s }')
 running() { awk -v u="$(up)" -v e="$end" 'BEGIN { exit !(u < e) }'; }
+# The CPU hotplug loop stops 3 s before dlstress's threads leave
+# SCHED_DEADLINE.  A root domain rebuild between a task's leaving (exit, or
+# sched_setattr() to SCHED_OTHER) and its 0-lag time loses that task's
+# bandwidth in 6.12 itself: the rebuild no longer counts the task, and its
+# inactive timer then takes the bandwidth off anyway (seen in a trace of
+# total_bw, 2026-12-05: 104857 lost; docs/results/deadline.md).  That race
+# is upstream's, not demotion's, and would make point 7 a coin toss.
+hend=$(awk -v e="$end" 'BEGIN { print e - 3 }')
+running_h() { awk -v u="$(up)" -v e="$hend" 'BEGIN { exit !(u < e) }'; }
 loop_h() {
 	n=0 e=0
-	while running; do
+	while running_h; do
 		wr /sys/devices/system/cpu/cpu2/online 0 || e=$((e + 1))
 		sleep 0.2
 		wr /sys/devices/system/cpu/cpu2/online 1 || e=$((e + 1))
