@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt-debug cpus=2 mem=512 timeout=180
+# rtlab: kernel=rt-debug cpus=2 mem=448 timeout=180
 # A refused cgroup move of a SCHED_DEADLINE task leaves the root domains'
 # deadline bandwidth as it was (patch 0022).  cgroup v2 with the cpuset and
 # cpu controllers; D is a process (tests/progs/dlpair) with a deadline
@@ -19,6 +19,9 @@
 #   5  a 30 ms / 100 ms deadline task is still admitted
 #   6  with D gone and the cgroups removed, the root domain reserves the
 #      fair servers only
+# Its own boot (mem=448 is no other test's): the test needs the cpu and
+# cpuset controllers on cgroup v2, and an earlier test of a shared boot may
+# have bound the cpu controller to a v1 hierarchy (tests/guest/lib/rtg.sh).
 . /rtlab/lib.sh
 . /rtlab/lib/proc.sh
 
