@@ -4,8 +4,10 @@
 # point 7): a root SCHED_FIFO 90 task blocks on a PI mutex (a PI futex, an
 # rt_mutex in the kernel like every spinlock_t on PREEMPT_RT) that a
 # SCHED_FIFO 10 task of an RT group holds, and the group's budget runs out
-# while the lock is held.  The boosted holder stays in its group's server,
-# so the waiter waits for the server's next replenishment.
+# while the lock is held.  Until patch 0024 the boosted holder stayed in its
+# group's server, so the waiter waited for the server's next replenishment;
+# with 0024 it runs in the root while boosted, so the waiter waits for what
+# the holder still needs, as with a holder in the root group.
 #
 # Method (helper /usr/local/libexec/rtlab/rtgpi, tests/progs/rtgpi.c): the
 # holder is pinned to CPU 1, the waiter to CPU 0; each round the holder

@@ -21,6 +21,11 @@
  * server's next replenishment.  Between rounds both sleep GAP_MS, so that
  * each round starts with the server's budget (give at least one period).
  *
+ * With -a AFTER_US the holder runs AFTER_US more of its CPU time after it
+ * lets go of the lock, and the wall time that takes is measured ("after"):
+ * the holder is no longer boosted then, so in a group it runs on its
+ * server's budget again and the next round starts once it is done.
+ *
  * Output, one line per round and a summary:
  *   round=I wait_us=W need_us=N
  *   rounds=R need_med_us=N wait_min_us=.. wait_med_us=.. wait_max_us=..
@@ -48,14 +53,15 @@
 static struct {
 	const char *tasks;
 	int hold_cpu, wait_cpu, hold_prio, wait_prio, rounds;
-	long hold_us, lead_us, gap_ms;
-} cfg = { NULL, 1, 0, 10, 90, 5, 2000, 200, 1100 };
+	long hold_us, lead_us, gap_ms, after_us;
+} cfg = { NULL, 1, 0, 10, 90, 5, 2000, 200, 1100, 0 };
 
 static pthread_mutex_t lock;
 static atomic_int round_go = -1;	/* main: round I may start */
 static atomic_int round_locked = -1;	/* holder: has the lock in round I */
 static atomic_int round_done = -1;	/* waiter: got the lock in round I */
-static long long wait_ns[MAX_ROUNDS], need_ns[MAX_ROUNDS];
+static atomic_int round_after = -1;	/* holder: ran AFTER_US in round I */
+static long long wait_ns[MAX_ROUNDS], need_ns[MAX_ROUNDS], after_ns[MAX_ROUNDS];
 static clockid_t holder_clock;		/* the holder's CPU-time clock */
 static _Atomic long long holder_cpu0;	/* its CPU time when it took the lock */
 static char setup_err[256];
@@ -65,14 +71,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rtgpi -t TASKS [-c CPU] [-w CPU] [-p PRIO] [-P PRIO] [-H HOLD_US]\n"
-		"             [-l LEAD_US] [-n ROUNDS] [-g GAP_MS]\n"
+		"             [-l LEAD_US] [-n ROUNDS] [-g GAP_MS] [-a AFTER_US]\n"
 		"  -t TASKS    the RT group's tasks file (cgroup v1), for the holder\n"
 		"  -c CPU      the holder's CPU (1)       -w CPU   the waiter's CPU (0)\n"
 		"  -p PRIO     the holder's SCHED_FIFO priority (10)\n"
 		"  -P PRIO     the waiter's SCHED_FIFO priority, root group (90)\n"
 		"  -H HOLD_US  CPU time the holder runs with the lock held (2000)\n"
 		"  -l LEAD_US  of which it has run when the waiter blocks (200)\n"
-		"  -n ROUNDS   rounds (5, at most %d)  -g GAP_MS  sleep between rounds (1100)\n",
+		"  -n ROUNDS   rounds (5, at most %d)  -g GAP_MS  sleep between rounds (1100)\n"
+		"  -a AFTER_US CPU time the holder runs after it lets go, timed (0)\n",
 		MAX_ROUNDS);
 }
 
@@ -151,6 +158,15 @@ static void *holder(void *arg)
 		while (thread_cpu_ns() - t0 < cfg.hold_us * RTLAB_NSEC_PER_USEC)
 			;
 		pthread_mutex_unlock(&lock);
+		if (cfg.after_us) {
+			long long w0 = now_ns();
+
+			t0 = thread_cpu_ns();
+			while (thread_cpu_ns() - t0 < cfg.after_us * RTLAB_NSEC_PER_USEC)
+				;
+			after_ns[i] = now_ns() - w0;
+		}
+		atomic_store(&round_after, i);
 	}
 	return NULL;
 }
@@ -197,7 +213,7 @@ static void parse(int argc, char **argv)
 	int c, ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
 	bool ok;
 
-	while ((c = getopt_long(argc, argv, "t:c:w:p:P:H:l:n:g:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:c:w:p:P:H:l:n:g:a:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': cfg.tasks = optarg; ok = true; break;
 		case 'c': ok = opt_int(optarg, 0, ncpu - 1, &cfg.hold_cpu); break;
@@ -208,6 +224,7 @@ static void parse(int argc, char **argv)
 		case 'l': ok = opt_long(optarg, 0, 10000000, &cfg.lead_us); break;
 		case 'n': ok = opt_int(optarg, 1, MAX_ROUNDS, &cfg.rounds); break;
 		case 'g': ok = opt_long(optarg, 0, 600000, &cfg.gap_ms); break;
+		case 'a': ok = opt_long(optarg, 0, 10000000, &cfg.after_us); break;
 		case 'h': opt_usage_exit(usage, 0);
 		default: opt_usage_exit(usage, 2);
 		}
@@ -229,7 +246,7 @@ int main(int argc, char **argv)
 {
 	pthread_mutexattr_t ma;
 	pthread_t th, tw;
-	long long sorted[MAX_ROUNDS], needs[MAX_ROUNDS];
+	long long sorted[MAX_ROUNDS], needs[MAX_ROUNDS], afters[MAX_ROUNDS];
 	int n;
 
 	parse(argc, argv);
@@ -247,7 +264,8 @@ int main(int argc, char **argv)
 		die("pthread_create failed");
 	for (int i = 0; i < cfg.rounds && !atomic_load(&setup_failed); i++) {
 		atomic_store(&round_go, i);
-		while (atomic_load(&round_done) < i && !atomic_load(&setup_failed))
+		while ((atomic_load(&round_done) < i || atomic_load(&round_after) < i) &&
+		       !atomic_load(&setup_failed))
 			nap_us(1000);
 		nap_us(cfg.gap_ms * 1000);
 	}
@@ -260,15 +278,24 @@ int main(int argc, char **argv)
 
 	n = cfg.rounds;
 	for (int i = 0; i < n; i++) {
-		printf("round=%d wait_us=%lld need_us=%lld\n", i, wait_ns[i] / 1000,
+		printf("round=%d wait_us=%lld need_us=%lld", i, wait_ns[i] / 1000,
 		       need_ns[i] / 1000);
+		if (cfg.after_us)
+			printf(" after_us=%lld", after_ns[i] / 1000);
+		putchar('\n');
 		sorted[i] = wait_ns[i];
 		needs[i] = need_ns[i];
+		afters[i] = after_ns[i];
 	}
 	qsort(sorted, n, sizeof(sorted[0]), cmp_ll);
 	qsort(needs, n, sizeof(needs[0]), cmp_ll);
-	printf("rounds=%d need_med_us=%lld wait_min_us=%lld wait_med_us=%lld wait_max_us=%lld\n",
+	qsort(afters, n, sizeof(afters[0]), cmp_ll);
+	printf("rounds=%d need_med_us=%lld wait_min_us=%lld wait_med_us=%lld wait_max_us=%lld",
 	       n, needs[n / 2] / 1000, sorted[0] / 1000, sorted[n / 2] / 1000,
 	       sorted[n - 1] / 1000);
+	if (cfg.after_us)
+		printf(" after_min_us=%lld after_med_us=%lld", afters[0] / 1000,
+		       afters[n / 2] / 1000);
+	putchar('\n');
 	return 0;
 }
