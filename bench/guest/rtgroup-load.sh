@@ -1,9 +1,10 @@
 #!/bin/sh
 # rtlab: kernel=rt cpus=2 mem=512 timeout=600
 # What a throttled RT group's tasks do to the load figures (issue 24, design
-# point 9): a group's queued tasks stay in rq->nr_running while its server
-# is throttled, so the CPU is idle but not idle_cpu(), and the load average
-# counts the tasks as runnable.
+# point 9): until patch 0025 a group's queued tasks stayed in
+# rq->nr_running while its server was throttled, so the CPU was idle but
+# not idle_cpu(), and the load average counted the tasks as runnable; with
+# 0025 they count only while the server runs, and the two rows agree.
 #
 # Method (helper /usr/local/libexec/rtlab/rtgload, tests/progs/rtgload.c): a
 # 10 ms / 100 ms group with one SCHED_FIFO 50 busy loop pinned to CPU 1, for
