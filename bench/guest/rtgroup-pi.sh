@@ -39,15 +39,8 @@ fi
 trap rtg_cleanup EXIT
 
 # one NAME TASKS HOLD_US GAP_MS: a run of rtgpi, its summary in $sum
-one() {
-	_o=$("$P" -t "$2" -c 1 -w 0 -H "$3" -l 200 -n "$ROUNDS" -g "$4" 2>&1)
-	_rc=$?
-	echo "$_o" >"$out/pi-$1.txt"
-	echo "$_o" | sed "s/^/# $1: /"
-	sum=$(echo "$_o" | grep '^rounds=')
-	[ $_rc -eq 0 ] && [ -n "$sum" ]
-}
-val() { echo "$sum" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+one() { rtgpi_run "$1" -t "$2" -c 1 -w 0 -H "$3" -l 200 -n "$ROUNDS" -g "$4"; }
+val() { rtgpi_val "$1"; }
 
 printf '# %-12s %8s %10s %10s %10s %12s\n' case need_med wait_min wait_med wait_max med/need
 row() {

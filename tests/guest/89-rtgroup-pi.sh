@@ -30,7 +30,6 @@
 
 P=/usr/local/libexec/rtlab/rtgpi
 CG=/sys/fs/cgroup/cpu
-out=${RTLAB_OUT:-/tmp}
 tap_plan 4
 
 if ! cg_mount || [ ! -f $CG/cpu.rt_runtime_us ] || ! "$P" --help >/dev/null; then
@@ -39,27 +38,16 @@ if ! cg_mount || [ ! -f $CG/cpu.rt_runtime_us ] || ! "$P" --help >/dev/null; the
 fi
 trap rtg_cleanup EXIT
 
-# run NAME ARG...: rtgpi ARG..., its summary line in $sum; 1 if it failed
-run() {
-	_n=$1; shift
-	_o=$("$P" "$@" 2>&1)
-	_rc=$?
-	echo "$_o" >"$out/pi-$_n.txt"
-	echo "$_o" | sed "s/^/# $_n: /"
-	sum=$(echo "$_o" | grep '^rounds=')
-	[ $_rc -eq 0 ] && [ -n "$sum" ]
-}
-val() { echo "$sum" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 if rtg_mkgrp pi1 1000 1000000 &&
-   run 1ms-1s -t $CG/pi1/tasks -H 2000 -l 200 -n 5 -g 1100 -a 3000; then
-	w=$(val wait_max_us)
+   rtgpi_run 1ms-1s -t $CG/pi1/tasks -H 2000 -l 200 -n 5 -g 1100 -a 3000; then
+	w=$(rtgpi_val wait_max_us)
 	if [ "$w" -lt 100000 ]; then
-		tap_ok "1 ms / 1 s group: longest wait $w us (median $(val wait_med_us) us, need $(val need_med_us) us)"
+		tap_ok "1 ms / 1 s group: longest wait $w us (median $(rtgpi_val wait_med_us) us, need $(rtgpi_val need_med_us) us)"
 	else
 		tap_fail "1 ms / 1 s group: longest wait $w us, not under 100000 (the holder waited for its server)"
 	fi
-	a=$(val after_min_us)
+	a=$(rtgpi_val after_min_us)
 	if [ "$a" -ge 1500000 ]; then
 		tap_ok "after the lock the holder runs on its budget: 3 ms of CPU took at least $a us"
 	else
@@ -71,10 +59,10 @@ else
 fi
 
 if rtg_mkgrp pi10 10000 100000 &&
-   run 10ms-100ms -t $CG/pi10/tasks -H 15000 -l 200 -n 7 -g 150; then
-	w=$(val wait_max_us)
+   rtgpi_run 10ms-100ms -t $CG/pi10/tasks -H 15000 -l 200 -n 7 -g 150; then
+	w=$(rtgpi_val wait_max_us)
 	if [ "$w" -lt 60000 ]; then
-		tap_ok "10 ms / 100 ms group: longest wait $w us (median $(val wait_med_us) us, need $(val need_med_us) us)"
+		tap_ok "10 ms / 100 ms group: longest wait $w us (median $(rtgpi_val wait_med_us) us, need $(rtgpi_val need_med_us) us)"
 	else
 		tap_fail "10 ms / 100 ms group: longest wait $w us, not under 60000"
 	fi

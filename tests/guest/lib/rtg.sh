@@ -66,3 +66,16 @@ rtg_val() {
 		if (nm == n) print v
 	}'
 }
+# rtgpi_run NAME ARG...: tests/progs/rtgpi with ARG..., its output in
+# $RTLAB_OUT/pi-NAME.txt and as diagnostics, its summary line in $sum;
+# 1 if it failed or printed no summary.  rtgpi_val KEY: KEY's value there.
+rtgpi_run() {
+	_n=$1; shift
+	_o=$(/usr/local/libexec/rtlab/rtgpi "$@" 2>&1)
+	_rc=$?
+	echo "$_o" >"${RTLAB_OUT:-/tmp}/pi-$_n.txt"
+	echo "$_o" | sed "s/^/# $_n: /"
+	sum=$(echo "$_o" | grep '^rounds=')
+	[ $_rc -eq 0 ] && [ -n "$sum" ]
+}
+rtgpi_val() { echo "$sum" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
