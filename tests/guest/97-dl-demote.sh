@@ -21,6 +21,9 @@
 #   share    D (DEMOTION) and H: D - 10 = H within 2 points (D's 10% and
 #            half the rest; the issue's criterion), D seen demoted (stat
 #            priority 20), sched_getattr() SCHED_DEADLINE in every sample
+#   share at the extremes: nice -20 and 19 while demoted (D's demoted part
+#            within 1 point of its weight's share of what D and H got; at
+#            nice 0 that is D - 10 = H within 2)
 #   control  D without the flag (negative control: the same measurement
 #            tells throttling apart): D 10% +-1, H 90% +-2, never demoted
 #   reserve  D, E (deadline 30/100 ms, no flag) and H: E keeps 30% +-1,
@@ -43,8 +46,9 @@
 #   3  the partition and the cgroups removed
 #   book     every CPU's book as in 1 (total_bw; running_bw and this_bw,
 #            which fail saying so if the kernel does not print them)
-#   (hotplug: tests/guest-pending/97-dl-demote-hotplug.sh, out of make
-#    check: once in five runs a root domain rebuild leaves D out)
+#   3b share with runtime 1024 ns, the least (D - 0.001 = H within 2), in
+#      the partition made again, after the book (see there why)
+#   (hotplug: tests/guest/97-dl-demote-hotplug.sh, a test of its own)
 #   4  no splat (BUG, WARNING, lockdep, invalid wait context, sleeping in
 #      atomic) in the kernel log since the start
 # Environment: DLDEMOTE (the helper), DLDEMOTE_OPTS (added to the share
@@ -115,14 +119,18 @@ if [ -z "$R" ]; then
 	grep -q " $R " /proc/mounts && R=$R/unified
 	mkdir -p $R && mount -t cgroup2 none $R && mounted=$R
 fi
-case " $(cat $R/cgroup.subtree_control 2>/dev/null) " in
-*" cpuset "*) ;;
-*) wr $R/cgroup.subtree_control +cpuset && cpuset_on=1 ;;
-esac
-P=$R/dldemote
-if [ "$last" != 0 ] && grep -qw cpuset $R/cgroup.subtree_control && mkdir $P &&
-   wr $P/cpuset.cpus "$last" && wr $P/cpuset.cpus.partition root &&
-   [ "$(cat $P/cpuset.cpus.partition)" = root ] && [ "$(cat $P/cpuset.cpus.effective)" = "$last" ]; then
+# partition: $R/dldemote a partition root on the last CPU alone, in $P
+partition() {
+	case " $(cat $R/cgroup.subtree_control 2>/dev/null) " in
+	*" cpuset "*) ;;
+	*) wr $R/cgroup.subtree_control +cpuset && cpuset_on=1 ;;
+	esac
+	P=$R/dldemote
+	[ "$last" != 0 ] && grep -qw cpuset $R/cgroup.subtree_control && mkdir $P &&
+		wr $P/cpuset.cpus "$last" && wr $P/cpuset.cpus.partition root &&
+		[ "$(cat $P/cpuset.cpus.partition)" = root ] && [ "$(cat $P/cpuset.cpus.effective)" = "$last" ]
+}
+if partition; then
 	tap_ok "cpuset partition root $P on CPU $last alone (its own root domain); the rest on CPUs $(cat $R/cpuset.cpus.effective)"
 else
 	tap_fail "cpuset partition root on CPU $last under ${R:-?} ($werr; partition \"$(cat $P/cpuset.cpus.partition 2>&1)\")"
@@ -133,6 +141,12 @@ fi
 # shellcheck disable=SC2086
 for sc in share control reserve; do
 	tap_sub "$X" $OPTS -g $P $sc
+done
+# the extremes of D's nice while demoted, -20 and 19 (D's demoted part by
+# weight: 98.9% and 1.4% of what D and H share); the least runtime is at 3b
+# shellcheck disable=SC2086
+for x in "-e -20" "-e 19"; do
+	tap_sub "$X" $OPTS $x -g $P share
 done
 # shellcheck disable=SC2086
 tap_sub "$X" -g $P fork
@@ -172,6 +186,24 @@ else
 	tap_fail "teardown of the partition or the cgroups ($werr)"
 fi
 tap_sub "$X" -c "$out/book0" book
+
+# --- 3b: the least runtime, after the book ----------------------------------------------------
+# D with 1024 ns, the least runtime SCHED_DEADLINE takes, shares like a fair
+# task (demoted nearly all the time).  It comes after the book: D overruns
+# that runtime by up to a tick (HZ 1000) before each demotion, about 1000
+# times over, and 6.12's CBS pays the debt back one runtime per period
+# (replenish_dl_entity()), so D's deadline runs minutes ahead, and after D
+# is killed its bandwidth stays on the partition CPU's dl_rq (running_bw,
+# this_bw) until that 0-lag time (a task without the flag would stay
+# throttled as long).  The book after it shows what stays.
+if partition; then
+	# shellcheck disable=SC2086
+	tap_sub "$X" $OPTS -R 1024 -g $P share
+	"$X" book 2>&1 | sed 's/^/# after the 1024 ns D: /'
+	teardown || tap_fail "teardown of the second partition ($werr)"
+else
+	tap_fail "the partition again for the 1024 ns runtime ($werr)"
+fi
 
 # --- 4: no splat ------------------------------------------------------------------------
 ld=$(dmesg | tail -n +"$((base + 1))" | grep -i -E 'lockdep|inconsistent lock state')

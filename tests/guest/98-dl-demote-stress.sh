@@ -45,18 +45,15 @@ tap_diag "root domains before: $bw0"
 
 end=$(awk -v u="$(up)" -v s="$SECS" 'BEGIN { print u + s }')
 running() { awk -v u="$(up)" -v e="$end" 'BEGIN { exit !(u < e) }'; }
-# The CPU hotplug loop stops 3 s before dlstress's threads leave
-# SCHED_DEADLINE.  A root domain rebuild between a task's leaving (exit, or
-# sched_setattr() to SCHED_OTHER) and its 0-lag time loses that task's
-# bandwidth in 6.12 itself: the rebuild no longer counts the task, and its
-# inactive timer then takes the bandwidth off anyway (seen in a trace of
-# total_bw, 2026-12-05: 104857 lost; docs/results/deadline.md).  That race
-# is upstream's, not demotion's, and would make point 7 a coin toss.
-hend=$(awk -v e="$end" 'BEGIN { print e - 3 }')
-running_h() { awk -v u="$(up)" -v e="$hend" 'BEGIN { exit !(u < e) }'; }
+# The CPU hotplug loop runs until dlstress's threads leave SCHED_DEADLINE,
+# so that root domain rebuilds fall in their 0-lag windows too: 6.12 lost a
+# leaving task's bandwidth there (the rebuild no longer counted it, its
+# inactive timer took it off anyway: 104857 in one run of three, trace of
+# 2026-12-05, docs/results/deadline.md); patch 0026 fixed it.  Before 0026
+# this loop stopped 3 s early.
 loop_h() {
 	n=0 e=0
-	while running_h; do
+	while running; do
 		wr /sys/devices/system/cpu/cpu2/online 0 || e=$((e + 1))
 		sleep 0.2
 		wr /sys/devices/system/cpu/cpu2/online 1 || e=$((e + 1))

@@ -11,9 +11,15 @@
 #            counted D
 #   book     every CPU's total_bw, running_bw and this_bw as before D
 #   no splat in the kernel log
-# Pending: in the clean-clone make check of 2026-12-05 (17:55) the rebuilds
-# left D out (total_bw 104856 -> 104856 with D alive; -1 after its exit),
-# once in five runs of the scenario; the cause is open (issue 22).
+# History: pending from 2026-12-05 to 2026-12-06.  In the clean-clone make
+# check of 2026-12-05 (17:55) the rebuilds left D out (total_bw 104856 ->
+# 104856 with D alive; -1 after its exit), once in five runs, after 97's
+# other scenarios in the same boot.  Two 6.12 paths lose bandwidth that
+# way and are fixed in the series: a cpuset's deadline task count left one
+# short by PI boosts around an exit or a move (0023; a rebuild then skips
+# the cpuset), and a rebuild in a leaving task's 0-lag window (0026,
+# tests/guest/93-dl-rebuild.sh).  Which one it was is not shown; the test
+# went back to make check after the runs listed in docs/results/deadline.md.
 . /rtlab/lib.sh
 . /rtlab/lib/proc.sh
 
