@@ -79,3 +79,23 @@ rtgpi_run() {
 	[ $_rc -eq 0 ] && [ -n "$sum" ]
 }
 rtgpi_val() { echo "$sum" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# rtg_busy NAME KIND SECS: rtgload ($L) for SECS with, on each CPU, a
+# FIFO 50 task of KIND in the group $G and a SCHED_OTHER hog beside it, so
+# that no CPU ever idles; $gs the group's CPUs (its tasks' CPU time over
+# the run's), $meds each CPU's median run (us; KIND "runs" tasks), and
+# rtg_run's $res and $rc
+rtg_busy() {
+	_a=""
+	for _c in $(seq 0 $(($(nproc) - 1))); do
+		_a="$_a -t name=g$_c,cg=$G,policy=fifo,prio=50,cpu=$_c,kind=$2"
+		_a="$_a -t name=f$_c,policy=other,cpu=$_c,kind=hog"
+	done
+	# shellcheck disable=SC2086
+	rtg_run "$1" -d "$3" -w 500 $_a || return 1
+	_d=$(echo "$res" | awk '$1 == "run" { sub("duration_ns=", "", $2); print $2 }')
+	gs=0; meds=""
+	for _c in $(seq 0 $(($(nproc) - 1))); do
+		gs=$(awk -v a="$gs" -v b="$(rtg_val g$_c cpu_ns)" -v d="$_d" 'BEGIN { printf "%.3f", a + b / d }')
+		meds="$meds $(rtg_val g$_c run_med_us)"
+	done
+}
