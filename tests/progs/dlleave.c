@@ -40,6 +40,7 @@
 
 #include <rtlab/die.h>
 #include <rtlab/dl.h>
+#include <rtlab/opt.h>
 
 enum mode { LEAVE, EXIT, REJOIN };
 
@@ -108,14 +109,11 @@ static int set_other(pid_t tid)
 
 static uint64_t arg_us(const char *s, const char *what)
 {
-	char *end;
-	unsigned long long v;
+	long v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || v > 10000000ULL)
+	if (!opt_long(s, 1, 10000000, &v))
 		die_usage("%s: %s is not a number of microseconds in 1..10000000", what, s);
-	return v * 1000ULL;
+	return (uint64_t)v * 1000;
 }
 
 static void usage(void)

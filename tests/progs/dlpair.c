@@ -23,6 +23,7 @@
 
 #include <rtlab/die.h>
 #include <rtlab/dl.h>
+#include <rtlab/opt.h>
 
 static pthread_barrier_t ready;
 static int fifo_err;
@@ -41,14 +42,11 @@ static void *fifo_thread(void *arg)
 
 static unsigned long long arg_us(const char *s, const char *what)
 {
-	char *end;
-	unsigned long long v;
+	long v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || v > 10000000ULL)
+	if (!opt_long(s, 1, 10000000, &v))
 		die_usage("%s: %s is not a number of microseconds in 1..10000000", what, s);
-	return v;
+	return (unsigned long long)v;
 }
 
 int main(int argc, char **argv)
