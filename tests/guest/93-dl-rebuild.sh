@@ -49,16 +49,8 @@ if [ "$last" = 0 ] || ! "$X" --help >/dev/null; then
 fi
 
 # cgroup v2 with the cpuset controller, a member cgroup on the last CPU
-R=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$R" ]; then
-	R=/sys/fs/cgroup
-	grep -q " $R " /proc/mounts && R=$R/unified
-	mkdir -p $R && mount -t cgroup2 none $R && mounted=$R
-fi
-case " $(cat $R/cgroup.subtree_control 2>/dev/null) " in
-*" cpuset "*) ;;
-*) wr $R/cgroup.subtree_control +cpuset && cpuset_on=1 ;;
-esac
+cg2_root
+cg2_cpuset
 P=$R/dl-rebuild
 if ! mkdir $P || ! wr $P/cpuset.cpus "$last"; then
 	tap_fail "setup: a cpuset cgroup on CPU $last under ${R:-?} ($werr)"

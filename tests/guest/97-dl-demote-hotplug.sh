@@ -35,14 +35,7 @@ if ! "$X" --help >/dev/null; then
 	tap_fail "dldemote helper is installed"
 	tap_done
 fi
-fair_servers_only_point "before the scenario"
-if "$X" -s "$out/book0" book >"$out/book0.txt" 2>&1; then
-	cat "$out/book0.txt"
-else
-	sed 's/^/# /' "$out/book0.txt"
-	tap_fail "the baseline book could not be read"
-	tap_done
-fi
+dldemote_book0 "before the scenario"
 tap_sub "$X" hotplug
 tap_sub "$X" -c "$out/book0" book
 no_splats "$base" "no splat in the kernel log during the scenario (BUG, WARNING, lockdep, invalid wait context, sleeping in atomic)" \

@@ -102,29 +102,13 @@ if ! "$X" --help >/dev/null; then
 fi
 
 # --- 1: the baseline -------------------------------------------------------------
-fair_servers_only_point "before the scenarios"
-if "$X" -s "$out/book0" book >"$out/book0.txt" 2>&1; then
-	cat "$out/book0.txt"
-else
-	sed 's/^/# /' "$out/book0.txt"
-	tap_fail "the baseline book could not be read"
-	tap_done
-fi
+dldemote_book0 "before the scenarios"
 
 # --- 2: the partition ----------------------------------------------------------------
-R=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$R" ]; then
-	R=/sys/fs/cgroup
-	# a v1 layout (a tmpfs with v1 hierarchies, tests/guest/lib/rtg.sh) is there
-	grep -q " $R " /proc/mounts && R=$R/unified
-	mkdir -p $R && mount -t cgroup2 none $R && mounted=$R
-fi
+cg2_root
 # partition: $R/dldemote a partition root on the last CPU alone, in $P
 partition() {
-	case " $(cat $R/cgroup.subtree_control 2>/dev/null) " in
-	*" cpuset "*) ;;
-	*) wr $R/cgroup.subtree_control +cpuset && cpuset_on=1 ;;
-	esac
+	cg2_cpuset
 	P=$R/dldemote
 	[ "$last" != 0 ] && grep -qw cpuset $R/cgroup.subtree_control && mkdir $P &&
 		wr $P/cpuset.cpus "$last" && wr $P/cpuset.cpus.partition root &&

@@ -47,6 +47,38 @@ fair_servers_only_point() {
 		tap_fail "root domain total_bw ${_tot:-?} differs from the fair servers' $_fsbw (something else is reserved)"
 	fi
 }
+# dldemote_book0 WHEN: fair_servers_only_point WHEN, then every CPU's
+# deadline book as dldemote ($X) reads it, printed and saved in
+# $out/book0 for "$X -c $out/book0 book"; the test ends if it cannot be read
+dldemote_book0() {
+	fair_servers_only_point "$1"
+	if "$X" -s "$out/book0" book >"$out/book0.txt" 2>&1; then
+		cat "$out/book0.txt"
+	else
+		sed 's/^/# /' "$out/book0.txt"
+		tap_fail "the baseline book could not be read"
+		tap_done
+	fi
+}
+# cg2_root: $R the cgroup v2 root; if there is none, one mounted at
+# /sys/fs/cgroup (below it, at unified/, when a v1 layout is there: a tmpfs
+# with v1 hierarchies, lib/rtg.sh) and $mounted set to it for the
+# test's cleanup to unmount.  cg2_cpuset: the cpuset controller on for
+# $R's children, $cpuset_on set when this turned it on (to turn it off
+# again: "-cpuset").  Each returns 1 if it could not.
+cg2_root() {
+	R=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -z "$R" ] || return 0
+	R=/sys/fs/cgroup
+	grep -q " $R " /proc/mounts && R=$R/unified
+	mkdir -p "$R" && mount -t cgroup2 none "$R" && mounted=$R
+}
+cg2_cpuset() {
+	case " $(cat "$R/cgroup.subtree_control" 2>/dev/null) " in
+	*" cpuset "*) ;;
+	*) wr "$R/cgroup.subtree_control" +cpuset && cpuset_on=1 ;;
+	esac
+}
 # dl_admit_point: one TAP point, a 30 ms / 100 ms SCHED_DEADLINE task is
 # still admitted (after a test that could have leaked root domain bandwidth)
 dl_admit_point() {
