@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt-debug cpus=2 mem=512 timeout=300
+# rtlab: kernel=rt-debug cpus=2 mem=512 timeout=480
 # How exactly a group's servers keep to their budget with every CPU busy
 # (issue 24, the HCBS suite's bandwidth cases).  A group of R us / 100 ms,
 # R = 10, 50 and 80 ms, with a FIFO 50 task pinned to each CPU and a
@@ -13,10 +13,15 @@
 # that it is armed, and for what, is 89-rtgroup-hrtick.sh's).  With
 # HRTICK_DL on the group gets NCPU * R / 100 ms CPUs within 0.01 (the
 # suite's criterion; shares from schedstat over RTG_SECS, default 6 s, a
-# whole number of periods).  The tick-only shares and every median run
-# are reported, not asserted: a server that overran is replenished with
-# its debt deducted, so a task that spins on is charged R per period on
-# average either way, and the runs are timings of the host.
+# whole number of periods; the median of 3 such windows, each its own
+# rtgload run: in a CI run of 2026-12-06 one window gave CPU 0's task
+# 81.5 ms per 80 ms period, 1.617 CPUs for 1.6, beside 80.2 ms on CPU 1,
+# in the run where rtgload's main thread also stalled 83 ms reading the
+# counters; one window alone is at the mercy of such a host event, and
+# the criterion is about the servers).  The tick-only shares and every
+# median run are reported, not asserted: a server that overran is
+# replenished with its debt deducted, so a task that spins on is charged
+# R per period on average either way, and the runs are timings of the host.
 #
 # All tick-only cases run first: HRTICK_DL is a static key, and each flip
 # patches kernel text live, which multi-threaded TCG can turn into an
@@ -43,19 +48,29 @@ feat0=$(tr ' ' '\n' <"$FEAT" | grep -x -E '(NO_)?HRTICK_DL')
 rtg_group rtg-b 100000 10000
 trap 'echo "$feat0" >"$FEAT"; rtg_cleanup' EXIT
 
-# case_run MODE R: the group at R us, rtgload for $SECS; 1 if the runtime
-# write or rtgload failed ($why says which)
+# case_run MODE R: the group at R us, rtgload for $SECS three times; $gs
+# the median of the three shares, $gss all three, $meds the median runs
+# of the median window; 1 if the runtime write or an rtgload run failed
+# ($why says which)
 case_run() {
 	if ! wr $G/cpu.rt_runtime_us "$2"; then
 		why="the write failed ($werr)"
 		return 1
 	fi
-	rtg_busy "$1-$2" runs:5000 "$SECS" || { why="rtgload failed ($rc)"; return 1; }
+	_all=""
+	for _w in 1 2 3; do
+		rtg_busy "$1-$2-$_w" runs:5000 "$SECS" || { why="rtgload failed ($rc)"; return 1; }
+		_all="$_all$gs:$(echo $meds | tr ' ' ',')
+"
+	done
+	set -- $(printf '%s' "$_all" | sort -n | sed -n 2p | tr ':,' '  ')
+	gs=$1; shift; meds=" $*"
+	gss=$(printf '%s' "$_all" | cut -d: -f1 | tr '\n' ' ')
 }
 
 echo NO_HRTICK_DL >"$FEAT"
 for r in $RS; do
-	if case_run tick "$r"; then t="$gs, median runs$meds us"; else t=$why; fi
+	if case_run tick "$r"; then t="$gs ($gss), median runs$meds us"; else t=$why; fi
 	eval "tick_$r=\$t"
 done
 echo HRTICK_DL >"$FEAT"
@@ -66,7 +81,7 @@ for r in $RS; do
 		continue
 	fi
 	want=$(awk -v r="$r" -v n="$NCPU" 'BEGIN { printf "%.3f", n * r / 100000 }')
-	tap_check "runtime $r us / 100000 us, $NCPU busy CPUs, HRTICK_DL on: group $gs CPUs ($want +-0.01), median runs$meds us (tick only: $t)" \
+	tap_check "runtime $r us / 100000 us, $NCPU busy CPUs, HRTICK_DL on: group $gs CPUs, median of $gss($want +-0.01), median runs$meds us (tick only: $t)" \
 		near "$gs" "$want" 0.01
 done
 tap_done

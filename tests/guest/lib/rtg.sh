@@ -69,14 +69,54 @@ rtg_val() {
 # rtgpi_run NAME ARG...: tests/progs/rtgpi with ARG..., its output in
 # $RTLAB_OUT/pi-NAME.txt and as diagnostics, its summary line in $sum;
 # 1 if it failed or printed no summary.  rtgpi_val KEY: KEY's value there.
+# A run still going after RTGPI_LIMIT s (default 200; a run takes 5-60 s)
+# is stuck: the state of its threads and of the scheduler is saved in
+# $RTLAB_OUT/pi-NAME-stuck.txt (a CI run of 2026-12-06 hung in the 1 ms /
+# 1 s case until the test's time-out, with nothing to show why), it is
+# killed, not waited for (a task that never runs again cannot die), and
+# the run failed.
 rtgpi_run() {
 	_n=$1; shift
-	_o=$(/usr/local/libexec/rtlab/rtgpi "$@" 2>&1)
+	_f=${RTLAB_OUT:-/tmp}/pi-$_n.txt
+	/usr/local/libexec/rtlab/rtgpi "$@" >"$_f" 2>&1 &
+	_p=$! _t=0
+	while [ -d /proc/$_p ] && ! grep -q '^State:.Z' /proc/$_p/status 2>/dev/null &&
+	      [ $_t -lt "${RTGPI_LIMIT:-200}" ]; do
+		sleep 1
+		_t=$((_t + 1))
+	done
+	if [ $_t -ge "${RTGPI_LIMIT:-200}" ]; then
+		rtg_stuck "$_p" >"${RTLAB_OUT:-/tmp}/pi-$_n-stuck.txt" 2>&1
+		kill -9 "$_p" 2>/dev/null
+		sed "s/^/# $_n: /" "$_f"
+		echo "# $_n: still running after $_t s; its threads (see pi-$_n-stuck.txt):"
+		grep '^task ' "${RTLAB_OUT:-/tmp}/pi-$_n-stuck.txt" | sed "s/^/# $_n: /"
+		sum=""
+		return 1
+	fi
+	wait "$_p"
 	_rc=$?
-	echo "$_o" >"${RTLAB_OUT:-/tmp}/pi-$_n.txt"
-	echo "$_o" | sed "s/^/# $_n: /"
-	sum=$(echo "$_o" | grep '^rounds=')
+	sed "s/^/# $_n: /" "$_f"
+	sum=$(grep '^rounds=' "$_f")
 	[ $_rc -eq 0 ] && [ -n "$sum" ]
+}
+# rtg_stuck PID: what a stuck process's threads are doing (one "task" line
+# each: tid, comm, state, prio, nice, CPU, policy, CPU time, switches,
+# wchan),
+# then the scheduler's debug view of every CPU (rt_rq, dl_rq, servers)
+rtg_stuck() {
+	for _d in /proc/$1/task/*; do
+		_s=$(cut -d' ' -f3,18,19,39,41 "$_d/stat" 2>/dev/null)
+		echo "task $(basename "$_d") $(cat "$_d/comm" 2>/dev/null) state,prio,nice,cpu,policy=$_s" \
+			"exec_ns=$(cut -d' ' -f1 "$_d/schedstat" 2>/dev/null)" \
+			"switches=$(awk '/^nr_switches/ { print $3 }' "$_d/sched" 2>/dev/null)" \
+			"wchan=$(cat "$_d/wchan" 2>/dev/null)"
+	done
+	for _d in /proc/$1/task/*; do echo "== $_d/sched"; cat "$_d/sched"; echo "== $_d/stack"; cat "$_d/stack"; done
+	grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug
+	echo "== /sys/kernel/debug/sched/debug"
+	cat /sys/kernel/debug/sched/debug
+	for _g in "$CG"/*/cpu.rt_runtime_us; do echo "== $_g $(cat "$_g")"; done
 }
 rtgpi_val() { echo "$sum" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 # rtg_busy NAME KIND SECS: rtgload ($L) for SECS with, on each CPU, a
