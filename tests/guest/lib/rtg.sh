@@ -78,6 +78,7 @@ rtg_val() {
 rtgpi_run() {
 	_n=$1; shift
 	_f=${RTLAB_OUT:-/tmp}/pi-$_n.txt
+	_sf=${RTLAB_OUT:-/tmp}/pi-$_n-stuck.txt
 	/usr/local/libexec/rtlab/rtgpi "$@" >"$_f" 2>&1 &
 	_p=$! _t=0
 	while [ -d /proc/$_p ] && ! grep -q '^State:.Z' /proc/$_p/status 2>/dev/null &&
@@ -86,11 +87,11 @@ rtgpi_run() {
 		_t=$((_t + 1))
 	done
 	if [ $_t -ge "${RTGPI_LIMIT:-200}" ]; then
-		rtg_stuck "$_p" >"${RTLAB_OUT:-/tmp}/pi-$_n-stuck.txt" 2>&1
+		rtg_stuck "$_p" >"$_sf" 2>&1
 		kill -9 "$_p" 2>/dev/null
 		sed "s/^/# $_n: /" "$_f"
 		echo "# $_n: still running after $_t s; its threads (see pi-$_n-stuck.txt):"
-		grep '^task ' "${RTLAB_OUT:-/tmp}/pi-$_n-stuck.txt" | sed "s/^/# $_n: /"
+		grep '^task ' "$_sf" | sed "s/^/# $_n: /"
 		sum=""
 		return 1
 	fi
@@ -102,8 +103,8 @@ rtgpi_run() {
 }
 # rtg_stuck PID: what a stuck process's threads are doing (one "task" line
 # each: tid, comm, state, prio, nice, CPU, policy, CPU time, switches,
-# wchan),
-# then the scheduler's debug view of every CPU (rt_rq, dl_rq, servers)
+# wchan), then the scheduler's debug view of every CPU (rt_rq, dl_rq,
+# servers)
 rtg_stuck() {
 	for _d in /proc/$1/task/*; do
 		_s=$(cut -d' ' -f3,18,19,39,41 "$_d/stat" 2>/dev/null)
