@@ -40,7 +40,10 @@
 # dump's resolution of 1 us (it rounds to us). Function tracer records are
 # written the other way round (ftrace calls the instance's callback
 # first): their twin may not pass their own dump time, nor precede the
-# previous record's (ftdump-compare's header). Records the dump
+# previous record's (ftdump-compare's header). A stamp equal to the
+# previous record's bounds nothing: the ring buffer gives an event whose
+# reservation was interrupted its predecessor's stamp (a zero delta; CI
+# of 2026-12-06 had one 11 us early). Records the dump
 # has and the truth lacks, records of the truth inside the dump that the
 # dump lacks, and twins later than that bound are each named and fail.
 . /rtlab/lib.sh

@@ -181,6 +181,13 @@ awk '{ print } /irq_handler_entry/ { sub(/121us/, "122us"); sub(/irq=24/, "irq=2
 cmp_case "an extra record has no twin" 1 'no twin in the truth: 0 irq_handler_entry irq=25' tests/sample.log "$T/extra.log"
 sed -e 's/  120us : softirq_entry/  112us : softirq_entry/' -e 's/  121us : irq_handler_entry/  113us : irq_handler_entry/' tests/sample.log > "$T/early.log"
 cmp_case "dump times 8 us early: a twin after the next record" 1 'twin at 120000 ns, out of its bounds 0..114000 ns' tests/sample.log "$T/early.log"
+# a zero delta: the ring buffer gave softirq_entry, its reservation
+# interrupted, sched_wakeup's stamp (110 us, 10 us early), and sched_wakeup's
+# twin came 2 us after its own stamp; the next record with a stamp of its
+# own (irq_handler_entry, 121 us) bounds it, not softirq_entry
+sed 's/  110us : sched_wakeup/  112us : sched_wakeup/' tests/sample.log > "$T/zd-t.log"
+sed 's/  120us : softirq_entry/  110us : softirq_entry/' tests/sample.log > "$T/zd-d.log"
+cmp_case "a stamp equal to its predecessor's (a zero delta) bounds nothing" 0 'pairs out of their time bounds 0' "$T/zd-t.log" "$T/zd-d.log"
 # an interrupt between the two writes of a function record (the truth's
 # first, then the top buffer's) where the top buffer's kept writes begin:
 # the interrupt's record is in the truth after the function record's twin

@@ -15,9 +15,11 @@
  *
  * Times: the dump counts microseconds (rounded) from the top buffer's
  * reset, the truth nanoseconds; their offset is the smallest difference of
- * a trace event's pair. Between the two writes of one event the CPU can be
- * interrupted (the interrupt's own records then sit between the two
- * writes, after the record in the top buffer and before it in the truth)
+ * a trace event's pair (not counting a truth stamp equal to its
+ * predecessor's: see out_of_bounds()). Between the two writes of one
+ * event the CPU can be interrupted (the interrupt's own records then sit
+ * between the two writes, after the record in the top buffer and before
+ * it in the truth)
  * or, under TCG, stopped by the host; neither has a fixed bound. What is
  * certain is that the second write comes before the CPU writes its next
  * event: a trace event's truth time may not pass the dump time of the
@@ -73,6 +75,7 @@ struct rec {
 	bool text;		/* the dump kept it as text */
 	bool irq;		/* written in hard interrupt or NMI context */
 	bool truth_first;	/* a function tracer record (see the top) */
+	bool same_ts;		/* its stamp is its CPU's previous record's */
 	char *desc;		/* "pid event fields" */
 	long twin;		/* index on the other side, -1: none */
 };
@@ -170,6 +173,7 @@ static int add(struct side *s, int cpu, struct rec *r)
 		s->r[cpu] = nr;
 		s->cap[cpu] = cap;
 	}
+	r->same_ts = s->n[cpu] && s->r[cpu][s->n[cpu] - 1].ts == r->ts;
 	s->r[cpu][s->n[cpu]++] = *r;
 	return 0;
 }
@@ -532,8 +536,9 @@ static void final_offset(struct ctx *c)
 
 	for (cpu = 0; cpu < c->ncpu; cpu++)
 		for (i = 0; i < c->d.n[cpu]; i++) {
-			if (c->d.r[cpu][i].twin < 0 || c->d.r[cpu][i].truth_first)
-				continue;
+			if (c->d.r[cpu][i].twin < 0 || c->d.r[cpu][i].truth_first ||
+			    c->t.r[cpu][c->d.r[cpu][i].twin].same_ts)
+				continue;	/* a zero delta's stamp is early */
 			x = (long long)c->t.r[cpu][c->d.r[cpu][i].twin].ts -
 			    (long long)c->d.r[cpu][i].ts;
 			if (x < c->off - band || x > c->off + band)
@@ -623,30 +628,54 @@ static void check_missing(struct ctx *c, int cpu, struct tally *t)
  * instance first (ftrace calls the newest callback first): its truth time
  * may not pass its own dump time, nor come before the previous dumped
  * record whose twin precedes it. Each plus the resolution.
+ *
+ * A stamp equal to the previous record's on its CPU proves nothing: the
+ * ring buffer gives an event whose reservation was interrupted a zero
+ * delta, the stamp of the event before it ("Interrupted between C and
+ * F" in __rb_reserve_next()), so the event may have been written later
+ * than its stamp says. CI's text dump had such a softirq_entry 11 us
+ * early, which put its predecessor's twin 57 ns past that bound. So a
+ * dumped record with such a stamp is no upper bound (the next one with a
+ * stamp of its own is: the events after a zero delta keep true deltas),
+ * a function record's own such stamp is replaced by the next true one,
+ * and a truth twin with such a stamp is not held to a lower bound. At
+ * the text dump's resolution two records can share a microsecond without
+ * it; skipping them only loosens a bound to the next record's.
  */
+/* the first dumped record after i with a twin after tw and a stamp of its
+ * own, plus the resolution: a bound on what was written before it */
+static long long next_stamp(const struct ctx *c, int cpu, size_t i, long tw)
+{
+	const struct rec *dr = c->d.r[cpu];
+	size_t k;
+
+	for (k = i + 1; k < c->d.n[cpu]; k++)
+		if (dr[k].twin > tw && !dr[k].same_ts)
+			return (long long)(dr[k].ts + res_ns);
+	return (long long)(dr[i].ts + c->window);	/* the last: the window */
+}
+
 static bool out_of_bounds(const struct ctx *c, int cpu, size_t i,
 			  long long *lo, long long *hi)
 {
 	const struct rec *dr = c->d.r[cpu];
 	long tw = dr[i].twin;
-	long long x = (long long)c->t.r[cpu][tw].ts - c->off;
+	const struct rec *t = &c->t.r[cpu][tw];
+	long long x = (long long)t->ts - c->off;
 	size_t k;
 
 	*lo = LLONG_MIN;
-	*hi = (long long)(dr[i].ts + c->window);	/* the last: the window */
 	if (dr[i].truth_first) {
-		*hi = (long long)(dr[i].ts + res_ns);
-		for (k = i; k-- > 0;)
+		/* its top write precedes every later one in the buffer */
+		*hi = dr[i].same_ts ? next_stamp(c, cpu, i, -1) :
+				      (long long)(dr[i].ts + res_ns);
+		for (k = i; k-- > 0 && !t->same_ts;)
 			if (dr[k].twin >= 0 && dr[k].twin < tw) {
 				*lo = (long long)(dr[k].ts - res_ns);
 				break;
 			}
 	} else {
-		for (k = i + 1; k < c->d.n[cpu]; k++)
-			if (dr[k].twin > tw) {
-				*hi = (long long)(dr[k].ts + res_ns);
-				break;
-			}
+		*hi = next_stamp(c, cpu, i, tw);
 	}
 	return x < *lo || x > *hi;
 }
