@@ -21,7 +21,10 @@
 #   3  it was throttled and replenished while CPU 1 was inactive (the
 #      case happened: its budget went up after a gap, seen from inside)
 #   4  CPU 1 comes back online; the module unloads
-#   5  no WARN or other splat in the kernel log
+#   5  every CPU's root domain reserves what it did before the module
+#      (the thread's 10% gone with it, none lost or doubled by its
+#      replenishments on the offline runqueue and its move off it)
+#   6  no WARN or other splat in the kernel log
 . /rtlab/lib.sh
 . /rtlab/lib/proc.sh
 
@@ -35,13 +38,14 @@ LIMIT=15
 # the write back is skipped while an offline is stuck: it would wait on it
 stuck=0
 trap '[ $stuck = 1 ] || echo 1 >$on 2>/dev/null' EXIT
-tap_plan 5
+tap_plan 6
 dm0=$(dmesg | wc -l)
 taskset -p -c 0 $$ >/dev/null
 
 # field NAME: NAME's value in the module's result line
 field() { sed -n "s/.*\<$1=\([-0-9]*\).*/\1/p" "$RES"; }
 
+bw0=$(rd_bw)
 if ! insmod $KO cpu=1 spin_ms=$SPIN_MS; then
 	tap_fail "insmod rtlab_dlpin"
 	tap_done
@@ -86,6 +90,15 @@ if wr $on 1 && rmmod rtlab_dlpin; then
 	tap_ok "CPU 1 back online, rtlab_dlpin unloaded"
 else
 	tap_fail "CPU 1 online again or rmmod failed: $werr"
+fi
+# the thread's bandwidth leaves at its exit (or its 0-lag time, if later): wait up to 1 s
+n=0
+while [ "$(rd_bw)" != "$bw0" ] && [ $n -lt 20 ]; do sleep 0.05; n=$((n + 1)); done
+bw1=$(rd_bw)
+if [ -n "$bw0" ] && [ "$bw1" = "$bw0" ]; then
+	tap_ok "root domains reserve what they did before the module: \"$bw0\""
+else
+	tap_fail "root domains: \"$bw0\" before the module, \"$bw1\" after it"
 fi
 no_splats "$dm0" "no splat" "splats in the kernel log"
 tap_done
