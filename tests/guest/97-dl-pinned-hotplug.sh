@@ -69,7 +69,7 @@ fi
 wait $wp
 rc=$?
 if [ $rc -eq 0 ] && [ "$(cat $on)" = 0 ] && [ "$(field done)" = 1 ] &&
-   awk -v t="$took" 'BEGIN { exit !(t >= 2) }'; then
+   atleast "$took" 2; then
 	tap_ok "CPU 1 went offline in $took s, once the thread re-enabled migration"
 else
 	tap_fail "CPU 1 offline: exit $rc ($(cat "$out/offline.err")), online=$(cat $on), thread done=$(field done), after $took s"
