@@ -47,7 +47,11 @@
 #   book     every CPU's book as in 1 (total_bw; running_bw and this_bw,
 #            which fail saying so if the kernel does not print them)
 #   3b share with runtime 1024 ns, the least (D - 0.001 = H within 2), in
-#      the partition made again, after the book (see there why)
+#      the partition made again, after the book (see there why); then wake:
+#      such a D, demoted, sleeps 1 ms (10 times) or has its affinity or its
+#      attributes set (10 times each), and runs again within 50 ms of each
+#      (in the deadline class it would wait minutes for its replenishment,
+#      holding whatever locks it took while demoted)
 #   (hotplug: tests/guest/97-dl-demote-hotplug.sh, a test of its own)
 #   4  no splat (BUG, WARNING, lockdep, invalid wait context, sleeping in
 #      atomic) in the kernel log since the start
@@ -183,6 +187,9 @@ tap_sub "$X" -c "$out/book0" book
 if partition; then
 	# shellcheck disable=SC2086
 	tap_sub "$X" $OPTS -R 1024 -g $P share
+	# the same D sleeps, or has its affinity or attributes set, while
+	# demoted: it runs on demoted, not throttled for minutes
+	tap_sub "$X" -r 10 -g $P wake
 	"$X" book 2>&1 | sed 's/^/# after the 1024 ns D: /'
 	teardown || tap_fail "teardown of the second partition ($werr)"
 else

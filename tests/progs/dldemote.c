@@ -88,6 +88,17 @@
  *            compares: total_bw as before, running_bw and this_bw as before
  *            (a failed point if the kernel does not print them: 6.12's
  *            print_dl_rq() has dl_nr_running and dl_bw only)
+ *   wake     D (DEMOTION, runtime -R, default WAKE_RUNTIME_NS: a debt of
+ *            hundreds of periods after each overrun, so its replenishment
+ *            is minutes away) and H: D, once demoted, sleeps NAP_US, -r
+ *            times: it runs again within WAKE_LIMIT_MS of each sleep's end,
+ *            and it was demoted before each; then -r sched_setaffinity()
+ *            (its own CPUs) and -r sched_setattr() (its attributes) calls
+ *            on demoted D: D runs again within WAKE_LIMIT_MS of each.  Each
+ *            ends the demotion; left in the deadline class, D would wait
+ *            for its replenishment instead
+ * In every scenario a child that does not stop within 3 s of being told
+ * is a failed point.
  * Exit 0 all points held, 1 a point failed, 2 usage or setup error.
  */
 #include <errno.h>
@@ -133,6 +144,9 @@
 #define PI_LEAD_MS	12	/* of which it has run when the waiter blocks */
 #define PI_LIMIT_MS	60	/* boosted: well under; throttled: well over */
 #define PI_GAP_MS	250	/* between rounds: the holder starts with a full budget */
+#define NAP_US		1000	/* wake: D's sleep while demoted */
+#define WAKE_LIMIT_MS	50	/* wake: D runs again within (throttled: minutes) */
+#define WAKE_RUNTIME_NS	1024	/* wake: D's runtime, unless -R */
 #define SAMPLE_MS	1
 #define OVR_LIMIT_US	1500	/* a tick at HZ 1000, and slack */
 #define PRIO_DL		(-101)	/* stat "priority" of a deadline task */
@@ -152,13 +166,14 @@
 
 /* in the order of scenarios[] */
 enum {
-	SC_SHARE, SC_CONTROL, SC_RESERVE, SC_FORK, SC_SETATTR, SC_PI, SC_EXIT, SC_HOTPLUG, SC_MOVE, SC_BOOK
+	SC_SHARE, SC_CONTROL, SC_RESERVE, SC_FORK, SC_SETATTR, SC_PI, SC_EXIT, SC_HOTPLUG, SC_MOVE, SC_BOOK,
+	SC_WAKE
 };
 static const char *const scenarios[] = { "share", "control", "reserve", "fork", "setattr",
-					 "pi", "exit", "hotplug", "move", "book", NULL };
+					 "pi", "exit", "hotplug", "move", "book", "wake", NULL };
 
 /* what a child does once it has its policy */
-enum { B_SPIN, B_FORK, B_PI_HOLD, B_PI_WAIT, B_EXIT_THREAD, B_EXIT_PROC };
+enum { B_SPIN, B_FORK, B_PI_HOLD, B_PI_WAIT, B_EXIT_THREAD, B_EXIT_PROC, B_NAP };
 
 /* one per child, in the shared mapping */
 struct slot {
@@ -178,6 +193,10 @@ struct shm {
 	long long wait_ns[MAX_ROUNDS], need_ns[MAX_ROUNDS];
 	int hprio[MAX_ROUNDS];	/* holder's priority when the waiter blocked */
 	atomic_int werr;
+	/* wake: per nap, the delay from its end to D running, D's priority before and after */
+	long long nap_late_ns[MAX_ROUNDS];
+	int nap_prio0[MAX_ROUNDS], nap_prio1[MAX_ROUNDS];
+	atomic_int naps;
 };
 
 struct child {
@@ -247,6 +266,8 @@ static void usage(FILE *f)
 		"  hotplug  D demoted beside a hog per CPU while CPU -C goes offline and online\n"
 		"  move     D moved between the cgroups of -m while demoted\n"
 		"  book     the deadline bandwidth book (-s FILE saves it, -c FILE compares)\n"
+		"  wake     demoted D (-R, default %d ns) sleeps, or has its affinity or its\n"
+		"           attributes set while H runs: D runs again within %d ms\n"
 		"OPTIONS:\n"
 		"  -g DIR    cgroup (v2) the measured tasks join (default: stay in ours)\n"
 		"  -m A:B    move: the two cgroups D is moved between (first to A)\n"
@@ -256,16 +277,17 @@ static void usage(FILE *f)
 		"  -t PTS    tolerance of the fair-share comparisons, percentage points (2)\n"
 		"  -d PTS    tolerance of the deadline shares, percentage points (1)\n"
 		"  -e NICE   D's nice while demoted (sched_nice; 0)\n"
-		"  -R NS     share, control, reserve: D's runtime in ns (%d ms; from 1024,\n"
+		"  -R NS     share, control, reserve, wake: D's runtime in ns (%d ms; from 1024,\n"
 		"            the least SCHED_DEADLINE takes, to the period)\n"
-		"  -r N      rounds: pi and exit, tries of fork (5, at most %d)\n"
+		"  -r N      rounds: pi, exit and wake, tries of fork (5, at most %d)\n"
 		"  -k N      hotplug cycles (5) or moves (20)\n"
 		"  -C CPU    hotplug: the CPU to take offline (the last online CPU but 0)\n"
 		"  -s FILE   book: save it    -c FILE  book: compare with FILE\n"
 		"  -h, --help\n"
 		"Exit 0 all points held, 1 a point failed, 2 usage or setup error.\n",
 		D_RUNTIME_MS, PERIOD_MS, D_RUNTIME_MS, D_RUNTIME_MS, E_RUNTIME_MS, PERIOD_MS,
-		E_RUNTIME_MS, D_RUNTIME_MS, NEW_RUNTIME_MS, WAIT_PRIO, PI_LIMIT_MS, MAX_WINDOWS,
+		E_RUNTIME_MS, D_RUNTIME_MS, NEW_RUNTIME_MS, WAIT_PRIO, PI_LIMIT_MS, WAKE_RUNTIME_NS,
+		WAKE_LIMIT_MS, MAX_WINDOWS,
 		PERIOD_MS, D_RUNTIME_MS, MAX_ROUNDS);
 }
 
@@ -322,6 +344,8 @@ static void parse(int argc, char **argv)
 		die_usage("-s and -c exclude each other");
 	if (!cfg.cycles)
 		cfg.cycles = cfg.scenario == SC_MOVE ? 20 : 5;
+	if (cfg.scenario == SC_WAKE && !rns)
+		cfg.d_runtime_ns = WAKE_RUNTIME_NS;
 }
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -625,6 +649,34 @@ static void spin_until_demoted(struct slot *s)
 	/* fd left open: closing it would only put off the exit */
 }
 
+/*
+ * nap body: -r times, once demoted, sleep NAP_US and note how late after
+ * the sleep's end D runs again, with its priority before and right after
+ */
+static void body_nap(void)
+{
+	int fd = open("/proc/thread-self/stat", O_RDONLY | O_CLOEXEC);
+	int64_t warm = now_ns() + 3 * PERIOD_MS * NS_MS;
+
+	/* past the first replenishment, which pays the first overrun back */
+	while (now_ns() < warm && !stopped())
+		;
+	for (int i = 0; i < cfg.rounds && !stopped(); i++) {
+		int64_t t0;
+
+		while (!stopped() && own_prio(fd) != demoted_prio())
+			;
+		shm->nap_prio0[i] = own_prio(fd);
+		t0 = now_ns();
+		nap_us(NAP_US);
+		shm->nap_late_ns[i] = now_ns() - t0 - NAP_US * RTLAB_NSEC_PER_USEC;
+		shm->nap_prio1[i] = own_prio(fd);
+		atomic_store(&shm->naps, i + 1);
+	}
+	while (!stopped())
+		;
+}
+
 struct exit_arg {
 	struct child *c;
 	struct slot *s;
@@ -712,6 +764,9 @@ static void child_run(struct child *c)
 	case B_EXIT_PROC:
 		spin_until_demoted(s);
 		_exit(0);	/* the process exits here, demoted */
+	case B_NAP:
+		body_nap();
+		break;
 	default:
 		while (!stopped())
 			;
@@ -825,13 +880,26 @@ static int reap(struct child *c, int ms)
 	return c->status;
 }
 
-/* stop_all: the children end their bodies and are reaped; a straggler is killed */
+/*
+ * stop_all: the children end their bodies and are reaped.  A straggler is
+ * a failed point (a task told to stop that cannot run), and is killed: as
+ * SCHED_OTHER first, since a deadline task left throttled could not even
+ * run to die until its replenishment.
+ */
 static void stop_all(void)
 {
 	atomic_store(&shm->stop, 1);
 	for (int i = 0; i < nch; i++) {
 		if (reap(&ch[i], 3000) == -1) {
-			diag("%s (pid %d) did not stop in 3 s: killed", ch[i].name, (int)ch[i].pid);
+			struct sched_param sp = { 0 };
+			int prio = INT_MIN;
+
+			if (ch[i].stat_fd >= 0)
+				read_stat(ch[i].stat_fd, &prio, NULL);
+			tap_result(false, "%s (pid %d) stopped within 3 s of being told (priority then %d): "
+				   "killed, made SCHED_OTHER first", ch[i].name, (int)ch[i].pid, prio);
+			if (ch[i].tid > 0)
+				sched_setscheduler(ch[i].tid, SCHED_OTHER, &sp);
 			kill(ch[i].pid, SIGKILL);
 			waitpid(ch[i].pid, NULL, 0);
 			ch[i].alive = 0;
@@ -1225,6 +1293,119 @@ static void sc_setattr(void)
 	stop_all();
 	fair_point("setattr", d, h);
 	demoted_point("setattr", d, &wt[0]);
+}
+
+/* ---- wake --------------------------------------------------------------- */
+
+/* ran_within: c runs (its CPU time grows) within ms; the delay in *took_ms */
+static bool ran_within(struct child *c, int ms, double *took_ms)
+{
+	long long c0 = cpu_of(c);
+	int64_t t0 = now_ns(), end = t0 + (int64_t)ms * NS_MS;
+
+	for (;;) {
+		int64_t t = now_ns();
+
+		if (cpu_of(c) > c0) {
+			*took_ms = (double)(t - t0) / NS_MS;
+			return true;
+		}
+		if (t > end)
+			return false;
+		nap_us(100);
+	}
+}
+
+/*
+ * wake: a demoted task that blocks goes back to the deadline class for the
+ * sleep, and one whose affinity or attributes are set does so for the
+ * call; either way it is still out of runtime after, and must run on
+ * demoted, not wait in the deadline class for its replenishment.  With the
+ * least runtime that is minutes away: D overruns 1024 ns by up to a tick
+ * before each demotion, a debt that CBS pays back one runtime per period.
+ */
+static void sc_wake(void)
+{
+	struct watch w0 = { 0 };
+	struct child *d;
+	double late[MAX_ROUNDS], took[2 * MAX_ROUNDS], worst = 0;
+	char buf[MAX_ROUNDS * 8], pbuf[MAX_ROUNDS * 5] = "";
+	int n, before_ok = 0, calls_ok = 0, first_bad = -1;
+	int64_t end;
+	cpu_set_t set;
+
+	become_measurer();
+	d = spawn_ns("D", SCHED_DEADLINE, cfg.d_runtime_ns, SCHED_FLAG_DL_DEMOTION, B_NAP, -1);
+	spawn("H", SCHED_OTHER, 0, 0, B_SPIN, -1);
+	diag("wake: D deadline %g/%d ms DEMOTION, nice %d, sleeps %d us once demoted, %d times; "
+	     "H SCHED_OTHER nice 0", (double)d->runtime_ns / NS_MS, PERIOD_MS, d->nice, NAP_US, cfg.rounds);
+
+	/* the naps */
+	end = now_ns() + (3000 + (int64_t)cfg.rounds * 2 * WAKE_LIMIT_MS) * NS_MS;
+	while ((n = atomic_load(&shm->naps)) < cfg.rounds && now_ns() < end)
+		nap_us(1000);
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(pbuf);
+
+		late[i] = (double)shm->nap_late_ns[i] / NS_MS;
+		before_ok += shm->nap_prio0[i] == demoted_prio();
+		snprintf(pbuf + l, sizeof(pbuf) - l, "%s%d", i ? " " : "", shm->nap_prio1[i]);
+		if (late[i] > worst)
+			worst = late[i];
+	}
+	if (n < cfg.rounds) {
+		int prio = INT_MIN;
+
+		read_stat(d->stat_fd, &prio, NULL);
+		tap_result(false, "wake: D ran again within %d ms of each of its %d sleeps while demoted: only %d "
+			   "done in %lld s, D's priority now %d (-101: waiting in the deadline class)",
+			   WAKE_LIMIT_MS, cfg.rounds, n, (long long)(3 + cfg.rounds * 2 * WAKE_LIMIT_MS / 1000), prio);
+	} else {
+		tap_result(worst <= WAKE_LIMIT_MS,
+			   "wake: D ran again within %d ms of each of its %d sleeps while demoted: %.2f ms late at "
+			   "most (median %.2f; rounds %s)", WAKE_LIMIT_MS, n, worst, median(late, n),
+			   list(late, n, buf, sizeof(buf)));
+	}
+	tap_result(n > 0 && before_ok == n,
+		   "wake: D was demoted (priority %d) before each sleep: %d of %d; priority right after each: %s "
+		   "(%d demoted again, -101 replenished meanwhile)", demoted_prio(), before_ok, n, pbuf,
+		   demoted_prio());
+
+	/* the calls: D spins on once its naps are done */
+	if (sched_getaffinity(d->pid, sizeof(set), &set))
+		die("sched_getaffinity(D): %s", strerror(errno));
+	n = 0;
+	worst = 0;
+	for (int k = 0; k < 2 * cfg.rounds; k++) {
+		bool aff = !(k % 2), ok;
+		int err;
+
+		if (!wait_prio(d, &w0, demoted_prio(), -1, 2000)) {
+			if (first_bad < 0)
+				first_bad = k;
+			continue;
+		}
+		if (aff)
+			err = sched_setaffinity(d->pid, sizeof(set), &set) ? errno : 0;
+		else
+			err = set_dl(d->pid, d->runtime_ns, d->period_ns, SCHED_FLAG_DL_DEMOTION, cfg.nice);
+		ok = !err && ran_within(d, WAKE_LIMIT_MS, &took[n]);
+		if (ok) {
+			if (took[n] > worst)
+				worst = took[n];
+			n++;
+			calls_ok++;
+		} else if (first_bad < 0) {
+			first_bad = k;
+		}
+	}
+	tap_result(calls_ok == 2 * cfg.rounds,
+		   "wake: after each of %d sched_setaffinity() (its own CPUs) and %d sched_setattr() (the same "
+		   "attributes) calls on demoted D, D ran again within %d ms: %d of %d, %.2f ms at most "
+		   "(median %.2f)%s%s", cfg.rounds, cfg.rounds, WAKE_LIMIT_MS, calls_ok, 2 * cfg.rounds, worst,
+		   n ? median(took, n) : 0.0, first_bad < 0 ? "" : "; the first that did not: ",
+		   first_bad < 0 ? "" : first_bad % 2 ? "a sched_setattr()" : "a sched_setaffinity()");
+	stop_all();
 }
 
 /* ---- pi ----------------------------------------------------------------- */
@@ -1785,6 +1966,7 @@ int main(int argc, char **argv)
 		case SC_SETATTR: sc_setattr(); break;
 		case SC_PI: sc_pi(); break;
 		case SC_EXIT: sc_exit(); break;
+		case SC_WAKE: sc_wake(); break;
 		default: sc_shares(); break;
 		}
 	}
