@@ -7,6 +7,7 @@ export BUILD
 # kernel/configs/<variant>.config (lab/lib/machine.sh); build-only ones
 # (first line "# rtlab: build-only") are built by "make build-only" (and
 # make check), never booted
+# (make VARIANTS=rt ... builds and packs only those: make demo does)
 VARIANTS   := $(shell lab/rtlab variants)
 BUILD_ONLY := $(shell lab/rtlab variants --build-only)
 COMPONENTS := $(patsubst %/Makefile,%,$(wildcard lib/*/Makefile tools/*/Makefile)) tests/progs
@@ -85,7 +86,9 @@ reboot-test: initramfs
 shell: initramfs
 	@lab/rtlab shell
 
-demo: initramfs
+# the demo builds only the kernel it boots (the default of role "demo")
+demo: | deps
+	@$(MAKE) --no-print-directory initramfs VARIANTS="$$(lab/rtlab default-kernel demo)"
 	@lab/rtlab demo
 
 # make bench [B="name ..."]: all benchmarks, or the named ones of bench/guest

@@ -49,12 +49,14 @@ variant_archive() {
 	mv "$out/$v.cpio.new" "$out/$v.cpio"
 }
 
-# all_variant_archives: the bootable variants' archives and every other
-# one already made (build-variant.sh's cuts of the series)
+# all_variant_archives: the archives of the bootable variants that are
+# built (make demo builds only its own) and every other one already made
+# (build-variant.sh's cuts of the series)
 all_variant_archives() {
 	local v made=()
 	for v in $(variants) $(cd "$out" && ls -- *.cpio 2>/dev/null | sed 's/\.cpio$//'); do
 		case " common guest ${made[*]} " in *" $v "*) continue ;; esac
+		[ -f "$build/out/$v/arch/x86/boot/bzImage" ] || continue
 		variant_archive "$v"
 		made+=("$v")
 	done
