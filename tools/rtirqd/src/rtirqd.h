@@ -67,9 +67,10 @@ struct parse_ctx {
 	int nr_present;
 	/*
 	 * --compat=rtctl: read the file exactly as NI's rtctl does (lines it
-	 * ignores are left out, bad lines skipped, CR kept, the regex cut
-	 * at the fifth ':'); otherwise rtirqd's reading, and a warning for
-	 * each line that rtctl would read differently.
+	 * ignores are left out, bad lines skipped, CR kept, regexes as
+	 * busybox awk reads them, chrt's and taskset's refusals); otherwise
+	 * rtirqd's reading, and a warning for each line that rtctl would
+	 * read differently.
 	 */
 	bool rtctl;
 };

@@ -244,6 +244,37 @@ static void pwarn(struct pstate *ps, const char *fmt, ...)
 	ps->err(ps->arg, ps->file, ps->line, w);
 }
 
+/* --compat=rtctl: a note on what rtctl's commands would do with a line. */
+static void cwarn(struct pstate *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void cwarn(struct pstate *ps, const char *fmt, ...)
+{
+	char msg[512], w[600];
+	va_list ap;
+
+	if (!ps->ctx->rtctl || !ps->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(w, sizeof(w), "warning: %s", msg);
+	ps->err(ps->arg, ps->file, ps->line, w);
+}
+
+/* Blanks (shell IFS: space, tab) off both ends of s, in place. */
+static char *trim_blanks(char *s)
+{
+	size_t n;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = 0;
+	return s;
+}
+
 /* Quote a field for a message: printable, bounded. */
 static const char *q(const char *s, char *buf, size_t len)
 {
@@ -877,19 +908,66 @@ static bool rtctl_takes(const char *p)
 }
 
 /*
- * --compat=rtctl: the line as rtctl reads it.  split($0, f, ":") cuts
- * every ':', so the regex is the fifth piece only (empty with four
- * fields, and an empty awk regex matches every thread); a mask taskset
- * refuses (not hex, no present CPU) leaves the affinity as it is while
- * chrt still sets the policy; a CR stays part of the regex.
+ * --compat=rtctl: a regex as NI's busybox awk reads it.  busybox hands the
+ * string to regcomp() as it is (no awk escapes: "[\-_/]" is the range
+ * '\'-'_' plus '/'), as an ERE, and if that fails as a BRE ("\[a(" is then
+ * the literal "[a("); a string neither reads makes awk exit ("bad regex"),
+ * which rtctl cannot survive: the line is skipped with that said.
+ */
+static int compile_regex_busybox(struct pstate *ps, const char *s, regex_t *re)
+{
+	char qb[64], eb[256];
+	const char *why = NULL;
+	int rc;
+
+	if (strlen(s) > MAX_REGEX_LEN) {
+		perr(ps, "regex: regex longer than %d characters", MAX_REGEX_LEN);
+		return -1;
+	}
+	if (check_regex_size(s, &why)) {
+		perr(ps, "regex '%s': invalid regex: %s", q(s, qb, sizeof(qb)),
+		     why);
+		return -1;
+	}
+	/* an empty regex matches every string, in awk as in regcomp() */
+	if (regcomp(re, *s ? s : "^", REG_EXTENDED | REG_NOSUB) == 0)
+		return 0;
+	rc = regcomp(re, s, REG_NOSUB);
+	if (rc == 0) {
+		cwarn(ps, "regex '%s': not an ERE; read as a basic regex, as busybox awk does",
+		      q(s, qb, sizeof(qb)));
+		return 0;
+	}
+	regerror(rc, re, eb, sizeof(eb));
+	perr(ps, "regex '%s': invalid regex: %s (busybox awk would exit there, leaving rtctl's run part-way)",
+	     q(s, qb, sizeof(qb)), eb);
+	return -1;
+}
+
+/*
+ * --compat=rtctl: the line as rtctl reads it.  rtctl (observed on its
+ * script run with busybox awk, taskset and util-linux chrt):
+ * - splits the line at ':'; with four pieces the fourth is the regex and
+ *   the affinity is left alone; with more, the fourth is the mask and the
+ *   regex is the rest of the line after the fourth ':', colons included;
+ * - the last matching line wins, whatever its priority; "chrt -p -POLICY
+ *   PRIO PID" then fails for a priority out of the policy's range and the
+ *   policy stays as it was, while "taskset -p MASK PID" still runs;
+ * - the mask goes through the shell unquoted: blanks around it vanish;
+ *   busybox taskset refuses anything but hex digits after an optional 0x
+ *   (commas too), and a mask naming no present CPU (EINVAL): the affinity
+ *   then stays as it was while the policy is still set;
+ * - a CR stays part of the regex.
  */
 static void parse_line_rtctl(struct ruleset *rs, struct pstate *ps, char *line,
 			     int file_index)
 {
 	struct rule r;
-	char *f[6] = { NULL };
-	char *p = line, why[128];
-	int nf = 0, errs = ps->line_errs;
+	char *name, *sched, *prio, *rest, *aff = NULL, *regex, *c;
+	char why[128], qb[64];
+	int errs = ps->line_errs;
+	long v = 0;
+	bool range = true;
 
 	if (!rtctl_takes(line))
 		return;
@@ -899,25 +977,69 @@ static void parse_line_rtctl(struct ruleset *rs, struct pstate *ps, char *line,
 	r.file = rs->files[file_index];
 	r.file_index = file_index;
 	r.line = ps->line;
-	while (p && nf < 6) {
-		f[nf++] = p;
-		p = strchr(p, ':');
-		if (p)
-			*p++ = 0;
+	/* rtctl_takes(): three colons at least, the fields before them set */
+	name = line;
+	sched = strchr(name, ':');
+	*sched++ = 0;
+	prio = strchr(sched, ':');
+	*prio++ = 0;
+	rest = strchr(prio, ':');
+	*rest++ = 0;
+	c = strchr(rest, ':');
+	if (c) {
+		*c = 0;
+		aff = rest;
+		regex = c + 1;
+	} else {
+		regex = rest;	/* four fields: the fourth is the regex */
 	}
-	r.name = strdup(f[0]);
+	r.name = strdup(name);
 	if (!r.name) {
 		perr(ps, "out of memory");
 		return;
 	}
-	if (parse_sched(ps, f[1], &r) == 0)
-		parse_prio(ps, f[2], &r);
-	if (strcmp(f[3], "*") != 0 &&
-	    cpumask_parse_hex(f[3], &r.affinity, why, sizeof(why)) == 0) {
-		CPU_AND(&r.affinity, &r.affinity, &ps->ctx->present);
-		r.has_affinity = CPU_COUNT(&r.affinity) > 0;
+	r.sched = sched[0];
+	r.prio = PRIO_LEAVE;
+	if (r.sched != '*') {
+		/* chrt's range check; its number is decimal (00050 is 50) */
+		for (c = prio; *c == '0' && c[1]; c++)
+			;
+		if (strlen(c) > 3)
+			range = false;
+		else
+			v = strtol(c, NULL, 10);
+		if (r.sched == 'f' || r.sched == 'r')
+			range = range && v >= 1 && v <= 99;
+		else
+			range = range && v == 0;
+		if (range) {
+			r.prio = (int)v;
+		} else {
+			cwarn(ps, "prio '%s': out of range for policy '%c', so chrt would fail: the rule still wins, the policy stays as it is%s",
+			      q(prio, qb, sizeof(qb)), r.sched,
+			      aff && strcmp(aff, "*") ? " (the affinity is still set)" : "");
+			r.sched = '*';
+		}
 	}
-	if (compile_regex(ps, "regex", f[4] ? f[4] : "", &r.regex) == 0)
+	if (aff && strcmp(aff, "*") != 0) {
+		char *m = trim_blanks(aff);
+
+		if (strpbrk(m, " \t")) {
+			cwarn(ps, "affinity '%s': blanks inside the mask would give taskset more arguments (busybox taskset then sets the wrong task); the affinity stays as it is",
+			      q(aff, qb, sizeof(qb)));
+		} else if (strchr(m, ',')) {
+			cwarn(ps, "affinity '%s': busybox taskset refuses a mask with commas; the affinity stays as it is",
+			      q(m, qb, sizeof(qb)));
+		} else if (cpumask_parse_hex(m, &r.affinity, why,
+					     sizeof(why))) {
+			cwarn(ps, "affinity '%s': taskset would refuse it (%s); the affinity stays as it is",
+			      q(m, qb, sizeof(qb)), why);
+		} else {
+			CPU_AND(&r.affinity, &r.affinity, &ps->ctx->present);
+			r.has_affinity = CPU_COUNT(&r.affinity) > 0;
+		}
+	}
+	if (compile_regex_busybox(ps, regex, &r.regex) == 0)
 		r.has_regex = true;
 	if (ps->line_errs != errs || add_rule(rs, ps, &r)) {
 		ps->skipped += ps->line_errs != errs;
@@ -925,9 +1047,44 @@ static void parse_line_rtctl(struct ruleset *rs, struct pstate *ps, char *line,
 	}
 }
 
+/*
+ * Would busybox awk (raw regcomp(), no awk escapes) read this regex
+ * otherwise than rtirqd's awk reading?  A backslash inside brackets, or
+ * an awk escape for a control character (\t, \n, ...) outside them.
+ */
+static bool busybox_reads_otherwise(const char *s)
+{
+	bool in = false;
+
+	for (const char *p = s; *p; p++) {
+		if (!in && *p == '\\' && p[1]) {
+			if (strchr("abfnrtv", p[1]))
+				return true;
+			p++;
+		} else if (!in && *p == '[') {
+			in = true;
+			if (p[1] == '^')
+				p++;
+			if (p[1] == ']')
+				p++;
+		} else if (in && *p == '[' && (p[1] == ':' || p[1] == '.' ||
+					       p[1] == '=')) {
+			const char *e = strchr(p + 2, p[1]);
+
+			if (e && e[1] == ']')
+				p = e + 1;
+		} else if (in && *p == '\\') {
+			return true;
+		} else if (in && *p == ']') {
+			in = false;
+		}
+	}
+	return false;
+}
+
 /* Default mode: say where rtctl would read an rtctl-format line otherwise. */
 static void warn_rtctl_line(struct pstate *ps, const char *line,
-			    const char *name, char **f, int colons)
+			    const char *name, char **f)
 {
 	char qb[64];
 	const char *c;
@@ -939,12 +1096,11 @@ static void warn_rtctl_line(struct pstate *ps, const char *line,
 		      q(name, qb, sizeof(qb)));
 	else if (strcmp(f[2], "*") == 0)
 		pwarn(ps, "ignore this line (priority '*'); rtirqd leaves the matched threads' policy as it is");
-	if (colons == 3)
-		pwarn(ps, "read four fields as name:sched:prio:affinity, take '%s' as a CPU mask and match every thread",
-		      q(f[4], qb, sizeof(qb)));
-	else if (strchr(f[4], ':'))
-		pwarn(ps, "cut the regex at its first ':' ('%.*s')",
-		      (int)(strchr(f[4], ':') - f[4]), f[4]);
+	if (strchr(f[3], ','))
+		pwarn(ps, "leave the affinity as it is: busybox taskset refuses a mask with commas ('%s')",
+		      q(f[3], qb, sizeof(qb)));
+	if (busybox_reads_otherwise(f[4]))
+		pwarn(ps, "read this regex as POSIX regcomp() does (busybox awk: no awk escapes, so a backslash inside brackets is a character or starts a range)");
 	for (c = f[4]; *c; c++) {
 		if (*c == ' ' || *c == '\t') {
 			pwarn(ps, "match thread names only up to their first blank, so this regex with a blank could never match there");
@@ -1023,7 +1179,7 @@ static void parse_line(struct ruleset *rs, struct pstate *ps, char *line,
 		colons = count_colons(body);
 
 		if (r.kind == RULE_RTCTL && colons == 3) {
-			/* legacy MRG format: name:sched:prio:regex */
+			/* name:sched:prio:regex, as rtctl reads it too */
 			char *g[4];
 
 			split_colons(body, g, 4);
@@ -1053,6 +1209,9 @@ static void parse_line(struct ruleset *rs, struct pstate *ps, char *line,
 		parse_prio(ps, f[2], &r);
 	else
 		r.prio = PRIO_LEAVE;
+	/* blanks around a mask: rtctl's shell drops them, so do we */
+	if (strpbrk(f[3], " \t"))
+		f[3] = trim_blanks(f[3]);
 	parse_affinity(ps, f[3], &r);
 	if (r.kind == RULE_IRQ) {
 		parse_irq_spec(ps, f[4], &r);
@@ -1062,7 +1221,7 @@ static void parse_line(struct ruleset *rs, struct pstate *ps, char *line,
 	}
 	/* only for a line rtirqd takes: what rtctl would do otherwise */
 	if (r.kind == RULE_RTCTL && ps->line_errs == errs)
-		warn_rtctl_line(ps, line, r.name, f, colons);
+		warn_rtctl_line(ps, line, r.name, f);
 out:
 	if (ps->line_errs != errs || add_rule(rs, ps, &r))
 		rule_free(&r);

@@ -76,7 +76,7 @@ check "prio *, rtctl: the line is ignored" is_rule $SOFT all
 # ---- 3. bad lines: rtctl applies the good ones
 rules bad <<'EOF2'
 good:f:10:*:^\[kworker
-broken:f:1:*:\[a(
+broken:f:1:*:[a(
 EOF2
 show default bad
 check "bad line, default: the set is refused (exit 2, file:line)" \
@@ -106,11 +106,18 @@ check "empty regex, rtctl: matches every thread" \
 rules awk <<'EOF2'
 hard:f:50:*:\[irq[\-_/].*\]
 EOF2
+# rtctl on NI Linux RT runs busybox awk, which hands the string to
+# regcomp() as it is: observed, busybox awk 1.35 matched [irq/30-eth0]
+# and not [irq-work] with this line (mawk and gawk match both).
 for m in default rtctl; do
 	show $m awk
 	check "awk ERE, $m: '[\\-_/]' matches '/' ([irq/30-eth0])" is_rule $ETH hard
-	check "awk ERE, $m: ... and '-' ([irq-work]; POSIX reads '\\-_' as a range without '-')" is_rule $DASH hard
 done
+show default awk
+check "awk ERE, default: ... and '-' ([irq-work]; POSIX reads '\\-_' as a range without '-')" is_rule $DASH hard
+check "awk ERE, default: warned (busybox awk reads it as POSIX does)" warned awk 1 "read this regex as POSIX regcomp"
+show rtctl awk
+check "busybox ERE, rtctl: '[\\-_/]' is the range '\\'-'_' plus '/', no '-' ([irq-work] unmatched)" is_rule $DASH -
 printf 'dash:f:50:*:^\\[k[\\-x]\n' | rules awkdash
 fake_kthread 10000006 "k-thread"
 show default awkdash
@@ -168,6 +175,95 @@ for m in default rtctl; do
 	check "rtgroups-\$(uname -r), $m: read instead of rtgroups" is_rule $RCU kernel
 	check "rtgroups-\$(uname -r), $m: drop-ins still read" is_rule $KW drop
 done
+
+# ---- 9. issue 41 item 2: rtctl's reading of fields, masks and priorities.
+# Each expectation was observed by running rtctl's reset awk program
+# (NI's meta-nilrt rtctl 1.13 with its two patches) under busybox awk 1.35
+# on the same rules and a "pid [comm]" list of these threads, then the
+# chrt (util-linux) and taskset (busybox) commands it printed on a
+# sleeping process of our own.
+MIG=10000008 WD=10000009
+fake_kthread $MIG "migration/0"
+fake_kthread $WD "watchdog/0"
+# NI's shipped line: awk printed "chrt -p -f 2" for [rcu_preempt] only
+rules four <<'EOF2'
+rcu_preempt:f:2:\[rcu_preempt\]$
+EOF2
+for m in default rtctl; do
+	show $m four
+	check "four fields, $m: name:sched:prio:regex, [rcu_preempt] at FIFO 2" is_rule $RCU rcu_preempt
+	check "four fields, $m: no other thread matched (migration, kworker, irq)" \
+		sh -c "[ \"\$(awk 'NR > 1 && \$NF != \"-\"' '$W/out' | wc -l)\" -eq 1 ]"
+done
+show default four
+check "four fields, default: no warning" sh -c "! grep -q warning '$W/out'"
+# the regex is the rest of the line: [kworker/0:1] matched
+rules colon <<'EOF2'
+all:f:1:*:^\[
+col:f:20:*:^\[kworker/0:1\]$
+EOF2
+for m in default rtctl; do
+	show $m colon
+	check "colon in the regex, $m: kept, [kworker/0:1] matched" is_rule $KW col
+done
+show default colon
+check "colon in the regex, default: no warning" sh -c "! grep -q warning '$W/out'"
+# the last match wins whatever its priority; chrt then failed
+# ("chrt -p -f 0", "-f 100", "-o 5": exit 1, the policy unchanged)
+rules prio <<'EOF2'
+all:f:10:*:^\[
+zero:f:0:*:^\[ksoftirqd
+big:f:100:*:^\[migration
+oth:o:5:*:^\[watchdog
+EOF2
+show rtctl prio
+check "prio 0 with f, rtctl: the rule still wins (chrt fails)" is_rule $SOFT zero
+check "prio 100 with f, rtctl: the rule still wins" is_rule $MIG big
+check "prio 5 with o, rtctl: the rule still wins" is_rule $WD oth
+check "bad prio, rtctl: the policy is left as it is" \
+	sh -c "awk '\$1 == $SOFT || \$1 == $MIG || \$1 == $WD' '$W/out' | grep -c OTHER | grep -qx 3"
+check "bad prio, rtctl: warned with file:line" \
+	sh -c "[ \$(grep -c '^$W/prio:[234]: warning: prio .*chrt would fail' '$W/out') -eq 3 ]"
+"$RTIRQD" --compat=rtctl --check "$W/prio" >/dev/null 2>&1
+check "bad prio, rtctl: --check passes (not a skipped line)" [ $? -eq 0 ]
+show default prio
+check "bad prio, default: refused (exit 2)" sh -c "[ $rc -eq 2 ] && grep -q '^$W/prio:2: prio' '$W/out'"
+# busybox taskset: "bad affinity '1,00000001'", mask unchanged
+printf 'comma:f:7:1,00000001:^\\[rcu\n' | rules comma
+show rtctl comma
+check "comma mask, rtctl: the rule applies" is_rule $RCU comma
+check "comma mask, rtctl: warned, affinity left (taskset refuses it)" \
+	grep -q "^$W/comma:1: warning: affinity '1,00000001': busybox taskset refuses" "$W/out"
+printf 'comma:f:7:00000000,00000001:^\\[rcu\n' | rules comma2
+show default comma2
+check "comma mask, default: accepted, warned" warned comma2 1 "leave the affinity as it is: busybox taskset refuses a mask with commas"
+# "taskset -p  1  PID": the shell dropped the blanks, mask set
+printf 'blank:f:8: 1 :^\\[rcu\n' | rules blankmask
+for m in default rtctl; do
+	show $m blankmask
+	check "blanks around the mask, $m: taken (no error, no warning)" \
+		sh -c "[ $rc -eq 0 ] && ! grep -q 'warning\|affinity' '$W/out'"
+	check "blanks around the mask, $m: the rule applies" is_rule $RCU blank
+done
+# a regex that is no ERE is read as a BRE by busybox awk: '\[a(' is the
+# literal "[a(" (observed: no thread matched, the earlier rule applied)
+rules bre <<'EOF2'
+all:f:1:*:^\[
+lit:f:2:*:\[a(
+EOF2
+fake_kthread 10000010 "a(b"
+show rtctl bre
+check "BRE fallback, rtctl: '\\[a(' matches [a(b] literally" is_rule 10000010 lit
+check "BRE fallback, rtctl: other threads keep the earlier rule" is_rule $KW all
+check "BRE fallback, rtctl: warned, not skipped" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^$W/bre:2: warning: regex .*basic regex' '$W/out'"
+rm -r "$F/proc/10000010"
+# busybox awk: "awk: bad regex '[abc'" and exit 1, part-way
+printf 'all:f:1:*:^\\[\nbad:f:2:*:[abc\n' | rules abort
+show rtctl abort
+check "regex neither ERE nor BRE, rtctl: skipped, said that awk would exit there" \
+	grep -q "^$W/abort:2: warning: line skipped, as rtctl would: .*busybox awk would exit" "$W/out"
+rm -r "$F/proc/$MIG" "$F/proc/$WD"
 
 # ---- the shipped corpus: rtctl's own file reads the same but for '*'
 "$RTIRQD" --check tests/corpus/rtctl.rtgroups >"$W/out" 2>&1

@@ -780,6 +780,83 @@ static void test_pidset(void)
 	pidset_free(&s);
 }
 
+
+/*
+ * --compat=rtctl, issue 41 item 2: what rtctl does with each line, as
+ * observed by running rtctl's reset awk program under busybox awk 1.35
+ * (Debian's busybox-static) on a fake "pid [comm]" list and the same
+ * lines, then the chrt/taskset commands it printed (util-linux chrt,
+ * busybox taskset) on a sleeping process of the test's own.
+ */
+static void test_compat_reading(void)
+{
+	struct parse_ctx c = ctx4;
+	struct ruleset rs;
+	struct errs e;
+	const struct rule *r;
+	const char *text =
+		/* rtctl printed "chrt -p -f 2 PID", no taskset */
+		"rcu_preempt:f:2:\\[rcu_preempt\\]$\n"
+		/* the regex kept its colon: [kworker/0:1] matched */
+		"col:f:20:*:^\\[kworker/0:1\\]$\n"
+		/* "chrt -p -f 100" failed, "taskset -p 3" ran */
+		"big:f:100:3:^\\[migration\n"
+		/* busybox taskset: "bad affinity '1,00000001'" */
+		"comma:f:7:1,00000001:^\\[ksoftirqd\n"
+		/* "taskset -p  1  PID": mask 1 set */
+		"blank:f:8: 1 :^\\[irq/30\n"
+		/* "chrt -p -f 00050": FIFO 50 */
+		"lead:f:00050:*:^\\[watchdog\n";
+
+	c.rtctl = true;
+	memset(&e, 0, sizeof(e));
+	ruleset_init(&rs);
+	rules_parse_buffer(&rs, "t.rules", text, strlen(text), &c, collect, &e);
+	ruleset_finish(&rs);
+	ok(rs.n == 6 && rs.skipped == 0, "compat: all six lines taken (%zu)",
+	   rs.n);
+	r = rules_match(&rs, &(struct task_info){ .kthread = true, .irq = -1,
+						  .comm = "rcu_preempt" });
+	ok(r && strcmp(r->name, "rcu_preempt") == 0 && !r->has_affinity &&
+	   r->sched == 'f' && r->prio == 2,
+	   "compat: four fields are name:sched:prio:regex, affinity left");
+	ok(strcmp(matched(&rs, kt("kworker/1:1")), "(none)") == 0,
+	   "compat: the four-field line does not match every thread");
+	ok(strcmp(matched(&rs, kt("kworker/0:1")), "col") == 0,
+	   "compat: a ':' inside the regex is kept");
+	r = rules_match(&rs, &(struct task_info){ .kthread = true, .irq = -1,
+						  .comm = "migration/0" });
+	ok(r && strcmp(r->name, "big") == 0 && r->sched == '*' &&
+	   r->has_affinity && CPU_ISSET(0, &r->affinity) &&
+	   CPU_ISSET(1, &r->affinity) && CPU_COUNT(&r->affinity) == 2,
+	   "compat: prio 100 still wins, policy left (chrt fails), mask 3 set");
+	ok(strstr(e.text, "t.rules:3: warning: prio '100'") != NULL,
+	   "compat: the failing chrt is warned about with file:line");
+	r = rules_match(&rs, &(struct task_info){ .kthread = true, .irq = -1,
+						  .comm = "ksoftirqd/0" });
+	ok(r && strcmp(r->name, "comma") == 0 && !r->has_affinity &&
+	   r->sched == 'f' && r->prio == 7,
+	   "compat: a comma-grouped mask is refused (taskset), policy set");
+	r = rules_match(&rs, &(struct task_info){ .kthread = true, .irq = -1,
+						  .comm = "irq/30-eth0" });
+	ok(r && strcmp(r->name, "blank") == 0 && r->has_affinity &&
+	   CPU_COUNT(&r->affinity) == 1 && CPU_ISSET(0, &r->affinity),
+	   "compat: blanks around the mask are dropped, mask 1 set");
+	r = rules_match(&rs, &(struct task_info){ .kthread = true, .irq = -1,
+						  .comm = "watchdog/0" });
+	ok(r && r->sched == 'f' && r->prio == 50,
+	   "compat: prio 00050 is 50, as chrt reads it");
+	ruleset_free(&rs);
+
+	/* default reading: the four-field line is not warned about */
+	parse(&rs, "rcu_preempt:f:2:\\[rcu_preempt\\]$\n"
+		   "blank:f:8: 1 :^\\[irq/30\n", &e);
+	ok(e.n == 0 && rs.n == 2,
+	   "default: four fields and a blank-padded mask, no error or warning%s",
+	   e.text);
+	ruleset_free(&rs);
+}
+
 int main(void)
 {
 	CPU_ZERO(&ctx4.present);
@@ -805,6 +882,7 @@ int main(void)
 	test_load();
 	test_apply();
 	test_pidset();
+	test_compat_reading();
 
 	{
 		char cmd[600];
