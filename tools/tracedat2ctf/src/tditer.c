@@ -146,18 +146,17 @@ static bt_message *discarded(struct td_iter *it, bt_self_message_iterator *self)
 static bt_message *event(struct td_iter *it, bt_self_message_iterator *self)
 {
 	struct td_source *src = it->p->src;
-	struct td_buffer *buf = it->p->buf;
 	int id = td_record_type(src, it->rec);
 	const struct td_evclass *evc;
 	bt_message *m;
 	bt_event *ev;
 
-	if (id < 0 || id >= buf->nev || !buf->ev[id].ec) {
+	if (id < 0 || id >= src->nev || !src->ev[id].ec) {
 		ITER_ERR(it, self, "%s: cpu %d, offset %llu: record of unknown event type %d (corrupt page?)",
 			 src->path, it->p->cpu, it->rec->offset, id);
 		return NULL;
 	}
-	evc = &buf->ev[id];
+	evc = &src->ev[id];
 	m = bt_message_event_create_with_packet_and_default_clock_snapshot(
 		self, evc->ec, it->pkt, it->ts);
 	if (!m)

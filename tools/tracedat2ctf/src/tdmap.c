@@ -317,7 +317,7 @@ static const char *event_name(struct td_source *src,
 	return n ? n : ev->name;
 }
 
-int td_build_event_classes(struct td_source *src, struct td_buffer *buf)
+int td_build_event_classes(struct td_source *src)
 {
 	int count = tep_get_events_count(src->tep);
 	struct tep_event **evs = tep_list_events(src->tep, TEP_EVENT_SORT_ID);
@@ -331,13 +331,13 @@ int td_build_event_classes(struct td_source *src, struct td_buffer *buf)
 	/* records carry the id in the u16 common_type: a larger one is corrupt */
 	if (max_id > MAX_EVENT_ID)
 		return -1;
-	buf->nev = max_id + 1;
-	buf->ev = calloc((size_t)buf->nev, sizeof(*buf->ev));
-	if (!buf->ev)
+	src->nev = max_id + 1;
+	src->ev = calloc((size_t)src->nev, sizeof(*src->ev));
+	if (!src->ev)
 		return -1;
 	for (int i = 0; i < count; i++) {
 		struct tep_event *ev = evs[i];
-		struct td_evclass *evc = &buf->ev[ev->id];
+		struct td_evclass *evc = &src->ev[ev->id];
 		bt_field_class *st;
 
 		if (ev->id < 0)
@@ -350,7 +350,7 @@ int td_build_event_classes(struct td_source *src, struct td_buffer *buf)
 		 */
 		if (evc->ec)
 			return -1;
-		evc->ec = bt_event_class_create_with_id(buf->sc,
+		evc->ec = bt_event_class_create_with_id(src->sc,
 							(uint64_t)ev->id);
 		st = bt_field_class_structure_create(src->tc);
 		if (!evc->ec || !st ||
@@ -366,15 +366,15 @@ int td_build_event_classes(struct td_source *src, struct td_buffer *buf)
 	return 0;
 }
 
-void td_free_event_classes(struct td_buffer *buf)
+void td_free_event_classes(struct td_source *src)
 {
-	for (int i = 0; i < buf->nev; i++) {
-		bt_event_class_put_ref(buf->ev[i].ec);
-		free(buf->ev[i].fs.fields);
+	for (int i = 0; i < src->nev; i++) {
+		bt_event_class_put_ref(src->ev[i].ec);
+		free(src->ev[i].fs.fields);
 	}
-	free(buf->ev);
-	buf->ev = NULL;
-	buf->nev = 0;
+	free(src->ev);
+	src->ev = NULL;
+	src->nev = 0;
 }
 
 static int64_t sign_extend(uint64_t v, int bytes)

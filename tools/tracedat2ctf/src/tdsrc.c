@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The source component: opens a trace.dat, builds the trace IR (one
- * stream class per ring buffer, one stream and one output port per CPU,
- * one clock class named after the trace clock) and answers the
+ * stream class, one stream and one output port per CPU of each ring
+ * buffer, one clock class named after the trace clock) and answers the
  * "babeltrace.support-info" query so that `babeltrace2 trace.dat` finds it.
  */
 #define _GNU_SOURCE
@@ -226,30 +226,34 @@ static bt_field_class *packet_context_class(struct td_source *src)
 	return ret;
 }
 
-static int make_stream_class(struct td_source *src, struct td_buffer *buf)
+/*
+ * The one stream class of every buffer's streams, named "ftrace"; a
+ * stream's buffer is in its name and in the packet context.
+ */
+static int make_stream_class(struct td_source *src)
 {
 	bt_field_class *pc = packet_context_class(src);
 	bt_field_class *cc = td_common_context_class(src);
 	int ret = -1;
 
-	buf->sc = bt_stream_class_create(src->tc);
-	if (!buf->sc || !pc || !cc)
+	src->sc = bt_stream_class_create(src->tc);
+	if (!src->sc || !pc || !cc)
 		goto out;
-	bt_stream_class_set_assigns_automatic_stream_id(buf->sc, BT_FALSE);
-	bt_stream_class_set_assigns_automatic_event_class_id(buf->sc,
+	bt_stream_class_set_assigns_automatic_stream_id(src->sc, BT_FALSE);
+	bt_stream_class_set_assigns_automatic_event_class_id(src->sc,
 							     BT_FALSE);
-	if (bt_stream_class_set_name(buf->sc, *buf->name ? buf->name : "top") ||
-	    bt_stream_class_set_default_clock_class(buf->sc, src->cc))
+	if (bt_stream_class_set_name(src->sc, "ftrace") ||
+	    bt_stream_class_set_default_clock_class(src->sc, src->cc))
 		goto out;
 	/* packets carry cpu_id (Trace Compass needs it) and the loss counts */
-	bt_stream_class_set_supports_packets(buf->sc, BT_TRUE, BT_TRUE,
+	bt_stream_class_set_supports_packets(src->sc, BT_TRUE, BT_TRUE,
 					     BT_TRUE);
-	bt_stream_class_set_supports_discarded_events(buf->sc, BT_TRUE,
+	bt_stream_class_set_supports_discarded_events(src->sc, BT_TRUE,
 						      BT_FALSE);
-	if (bt_stream_class_set_packet_context_field_class(buf->sc, pc) ||
-	    bt_stream_class_set_event_common_context_field_class(buf->sc, cc))
+	if (bt_stream_class_set_packet_context_field_class(src->sc, pc) ||
+	    bt_stream_class_set_event_common_context_field_class(src->sc, cc))
 		goto out;
-	ret = td_build_event_classes(src, buf);
+	ret = td_build_event_classes(src);
 out:
 	bt_field_class_put_ref(pc);
 	bt_field_class_put_ref(cc);
@@ -314,6 +318,7 @@ static int set_env(struct td_source *src)
 static int make_trace_and_ports(struct td_source *src)
 {
 	const char *base = strrchr(src->path, '/');
+	uint64_t id = 0;	/* stream ids: unique in the one stream class */
 
 	src->trace = bt_trace_create(src->tc);
 	if (!src->trace ||
@@ -333,8 +338,8 @@ static int make_trace_and_ports(struct td_source *src)
 
 			snprintf(name, sizeof(name), "%s%scpu%d", buf->name,
 				 *buf->name ? "-" : "", cpu);
-			buf->streams[cpu] = bt_stream_create_with_id(buf->sc,
-				src->trace, (uint64_t)cpu);
+			buf->streams[cpu] = bt_stream_create_with_id(src->sc,
+				src->trace, id++);
 			if (!p || !buf->streams[cpu] ||
 			    bt_stream_set_name(buf->streams[cpu], name)) {
 				free(p);
@@ -374,10 +379,7 @@ td_init(bt_self_component_source *self,
 	if (!src->tc || make_clock(src) || open_buffers(src))
 		goto err_ir;
 	bt_trace_class_set_assigns_automatic_stream_class_id(src->tc, BT_TRUE);
-	for (int i = 0; i < src->nbufs; i++)
-		if (make_stream_class(src, &src->bufs[i]))
-			goto err_ir;
-	if (make_trace_and_ports(src))
+	if (make_stream_class(src) || make_trace_and_ports(src))
 		goto err_ir;
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 err_ir:
@@ -393,8 +395,6 @@ static void free_buffer(struct td_source *src, struct td_buffer *buf)
 	for (int cpu = 0; buf->streams && cpu < buf->cpus; cpu++)
 		bt_stream_put_ref(buf->streams[cpu]);
 	free(buf->streams);
-	td_free_event_classes(buf);
-	bt_stream_class_put_ref(buf->sc);
 	if (buf->h && buf->h != src->top)
 		tracecmd_close(buf->h);
 	free(buf->name);
@@ -418,6 +418,8 @@ void td_finalize(bt_self_component_source *self)
 	for (int i = 0; src->bufs && i < src->nbufs; i++)
 		free_buffer(src, &src->bufs[i]);
 	free(src->bufs);
+	td_free_event_classes(src);
+	bt_stream_class_put_ref(src->sc);
 	free(src->common.fields);
 	bt_trace_put_ref(src->trace);
 	bt_clock_class_put_ref(src->cc);

@@ -82,15 +82,17 @@ struct td_comm_slot {
 	const char *comm;	/* in libtraceevent's cmdline table */
 };
 
-/* One ring buffer of the file: the top buffer or an instance. */
+/*
+ * One ring buffer of the file: the top buffer or an instance.  Its streams
+ * belong to the source's one stream class: sink.ctf.fs writes a clock
+ * declaration per stream class, and CTF 1.x readers (babeltrace 1.5)
+ * refuse a trace with more than one.
+ */
 struct td_buffer {
 	struct tracecmd_input *h;
 	char *name;			/* "" for the top buffer */
 	int cpus;
-	bt_stream_class *sc;
 	bt_stream **streams;		/* one per CPU */
-	struct td_evclass *ev;		/* indexed by ftrace event id */
-	int nev;			/* size of ev[] */
 };
 
 struct td_source {
@@ -103,6 +105,10 @@ struct td_source {
 	struct tep_handle *tep;
 	bt_trace_class *tc;
 	bt_clock_class *cc;
+	/* every buffer's streams: the buffers share the file's formats */
+	bt_stream_class *sc;
+	struct td_evclass *ev;		/* indexed by ftrace event id */
+	int nev;			/* size of ev[] */
 	bt_trace *trace;
 	struct td_buffer *bufs;
 	int nbufs;
@@ -124,8 +130,8 @@ struct td_port {
 };
 
 /* tdmap.c: field classes and field values. */
-int td_build_event_classes(struct td_source *src, struct td_buffer *buf);
-void td_free_event_classes(struct td_buffer *buf);
+int td_build_event_classes(struct td_source *src);
+void td_free_event_classes(struct td_source *src);
 int td_fill_fields(struct td_source *src, const struct td_fieldset *fs,
 		   const struct tep_record *rec, bt_field *st);
 bt_field_class *td_common_context_class(struct td_source *src);

@@ -2,12 +2,15 @@
 # TAP tests of tracedat2ctf (run by `make check` with the sanitized builds in
 # build/).  Each fixture goes through tracedat2ctf (ASan+UBSan) and through
 # the babeltrace2 command line with the plugin (ASan+UBSan preloaded); the
-# CTF read back by babeltrace2 must say what `trace-cmd report` says.
+# CTF read back by babeltrace2, and by babeltrace 1.x, must say what
+# `trace-cmd report` says, event by event.
 set -u
 B=build
 FIX=tests/fixtures
 T=$(mktemp -d /tmp/tracedat2ctf-check.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# babeltrace 1.x (Debian's babeltrace), an independent CTF 1.8 reader
+have_bt1=$(command -v babeltrace >/dev/null 2>&1 && echo 1)
 # the babeltrace2 CLI runs the ASan plugin with the runtime preloaded; the
 # CLI's own allocations are not ours to leak-check
 ASAN_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
@@ -29,7 +32,7 @@ nfix=$(echo "$fixtures" | wc -l)
 regress=$(ls tests/regress/*.dat)
 nreg=$(echo "$regress" | wc -l)
 echo "TAP version 13"
-echo "1..$((nfix * 2 + 3 + 2 + 7 + nreg + 5 + 1))"
+echo "1..$((nfix * 3 + 3 + 3 + 7 + nreg + 6 + 1))"
 
 # 1. every fixture: tracedat2ctf IN OUT, then babeltrace2 OUT vs report
 for f in $fixtures; do
@@ -42,6 +45,17 @@ for f in $fixtures; do
 		ok "round trip $name: $(tail -1 "$T/why")"
 	else
 		not_ok "round trip $name"
+	fi
+	# the same CTF read by babeltrace 1.x
+	if [ -z "$have_bt1" ]; then
+		n=$((n + 1)); echo "ok $n babeltrace 1.x reads $name # SKIP babeltrace not installed"
+	elif [ -e "$T/out/metadata" ] &&
+	     babeltrace --clock-seconds --no-delta "$T/out" >"$T/bt1" 2>"$T/bt1err" &&
+	     $B/cmpreport --bt1 "$T/report" "$T/bt1" "$T/bt1err" >"$T/why"; then
+		ok "babeltrace 1.x reads $name: $(tail -1 "$T/why")"
+	else
+		cat "$T/bt1err" >>"$T/why" 2>/dev/null
+		not_ok "babeltrace 1.x reads $name"
 	fi
 done
 
@@ -67,8 +81,13 @@ for f in $FIX/events-v7-zstd.dat $FIX/lost-v6.dat $FIX/instance-v7-zstd.dat; do
 		--component=source.tracedat.ftrace --params="inputs=[\"$f\"]" \
 		--component=sink.ctf.fs --params="path=\"$T/cli\"" >/dev/null 2>"$T/why"
 	babeltrace2 --clock-seconds --no-delta "$T/cli" >"$T/bt" 2>"$T/bterr"
-	$B/cmpreport "$T/report" "$T/bt" "$T/bterr" >"$T/why"
-	check $? "babeltrace2 convert ... sink.ctf.fs: $(basename "$f")"
+	$B/cmpreport "$T/report" "$T/bt" "$T/bterr" >"$T/why" && {
+		[ -z "$have_bt1" ] || {
+			babeltrace --clock-seconds --no-delta "$T/cli" >"$T/bt1" 2>"$T/bt1err" &&
+			$B/cmpreport --bt1 "$T/report" "$T/bt1" "$T/bt1err" >"$T/why"
+		}
+	}
+	check $? "babeltrace2 convert ... sink.ctf.fs: $(basename "$f") (read by babeltrace2${have_bt1:+ and babeltrace 1.x})"
 done
 
 # 4. the checker itself notices a wrong value
@@ -92,6 +111,23 @@ if $B/cmpreport "$T/report" "$T/bt" "$T/bterr" >"$T/why"; then
 	not_ok "cmpreport rejects a changed symbol"
 else
 	ok "cmpreport rejects a changed symbol: $(head -1 "$T/why")"
+fi
+# ... and in babeltrace 1.x's text, a changed string that spans two lines
+# (the print event's newline) and a missing event
+rm -rf "$T/out"
+$B/tracedat2ctf-asan $FIX/events-v6.dat "$T/out" >/dev/null
+trace-cmd report -N -R -t $FIX/events-v6.dat >"$T/report" 2>/dev/null
+if [ -z "$have_bt1" ]; then
+	n=$((n + 1)); echo "ok $n cmpreport --bt1 rejects changes # SKIP babeltrace not installed"
+else
+	babeltrace --clock-seconds --no-delta "$T/out" >"$T/bt1" 2>"$T/bt1err"
+	sed '0,/buf = "marker/s/buf = "marker/buf = "Marker/' "$T/bt1" >"$T/bt1-str"
+	awk '/^\[ *[0-9]+\.[0-9]+\] / { rec++ } rec != 2' "$T/bt1" >"$T/bt1-drop"
+	$B/cmpreport --bt1 "$T/report" "$T/bt1" "$T/bt1err" >/dev/null; same=$?
+	$B/cmpreport --bt1 "$T/report" "$T/bt1-str" "$T/bt1err" >"$T/why"; str=$?
+	$B/cmpreport --bt1 "$T/report" "$T/bt1-drop" "$T/bt1err" >>"$T/why"; drop=$?
+	check $([ $same = 0 ] && [ $str = 1 ] && [ $drop = 1 ]; echo $?) \
+		"cmpreport --bt1 passes babeltrace 1.x's text, rejects a changed multi-line string and a missing event"
 fi
 
 # 5. bad input: a message naming the file, exit 2, no sanitizer report,
@@ -160,6 +196,15 @@ $B/tracedat2ctf-asan a b c >/dev/null 2>&1
 check $([ $? = 2 ]; echo $?) "usage error exits 2"
 $B/tracedat2ctf-asan --help | grep -q '^usage: tracedat2ctf'
 check $? "--help prints usage"
+# one clock declaration for a file with buffer instances: CTF 1.x readers
+# refuse more (sink.ctf.fs writes one per stream class)
+rm -rf "$T/out"
+$B/tracedat2ctf-asan $FIX/instance-v6.dat "$T/out" >/dev/null 2>"$T/why"
+nclk=$(grep -c '^clock {' "$T/out/metadata")
+nstr=$(ls "$T/out" | grep -c cpu)
+echo "$nclk clock declarations, $nstr stream files" >>"$T/why"
+check $([ "$nclk" = 1 ] && [ "$nstr" -gt 2 ] && ls "$T/out" | grep -q '^second-cpu'; echo $?) \
+	"buffer instances: one clock declaration in the metadata, instance streams named NAME-cpuN"
 mkdir -p "$T/full" && touch "$T/full/x"
 $B/tracedat2ctf-asan $FIX/events-v6.dat "$T/full" >/dev/null 2>&1
 check $([ $? = 2 ] && [ -e "$T/full/x" ]; echo $?) "a non-empty OUTDIR is refused and left alone"

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmpreport: checks, event by event, that babeltrace2's text of a CTF trace
- * says what `trace-cmd report` says of the trace.dat it came from.
+ * cmpreport: checks, event by event, that babeltrace2's (or babeltrace
+ * 1.x's) text of a CTF trace says what `trace-cmd report` says of the
+ * trace.dat it came from.
  *
- * usage: cmpreport REPORT BT BT_STDERR
+ * usage: cmpreport [--bt1] REPORT BT BT_STDERR
  *   REPORT     output of `trace-cmd report -N -R -t IN`
- *   BT         output of `babeltrace2 --clock-seconds --no-delta OUTDIR`
+ *   BT         output of `babeltrace2 --clock-seconds --no-delta OUTDIR`,
+ *              or with --bt1 of `babeltrace --clock-seconds --no-delta
+ *              OUTDIR` (babeltrace 1.x prints a string's newline as is,
+ *              so a line that does not start "[ SEC.NS] " continues the
+ *              event before it)
  *   BT_STDERR  its stderr (the "Tracer discarded N events" warnings)
  *
  * Both event lists are sorted by (time, buffer, cpu, name, pid, order) and
@@ -45,6 +50,8 @@ static struct loss losses[2][MAX_STREAMS];
 static int nloss[2];
 
 static int fails;
+static int bt1;		/* --bt1: babeltrace 1.x text */
+static const char *reader = "babeltrace2";
 
 static void fail(const char *fmt, const struct ev *e, const char *what)
 {
@@ -353,38 +360,90 @@ static int parse_bt_line(char *line, struct ev *e)
 	return 0;
 }
 
+/* Does line start an event of babeltrace 1.x's text ("[  1.000000421] ")? */
+static int bt1_event_start(const char *line)
+{
+	const char *p = line + 1;
+
+	if (*line != '[')
+		return 0;
+	while (*p == ' ')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	p += strspn(p, "0123456789");
+	if (*p == '.')
+		p += 1 + strspn(p + 1, "0123456789");
+	return p[0] == ']' && p[1] == ' ';
+}
+
+static void add_bt_event(struct list *l, char *text)
+{
+	struct ev e = { 0 };
+
+	if (parse_bt_line(text, &e)) {
+		printf("# unparsed %s line: %.80s\n", reader, text);
+		fails++;
+		return;
+	}
+	*push(l) = e;
+	l->v[l->n - 1].order = l->n - 1;
+}
+
 static void read_bt(const char *path, struct list *l)
 {
 	FILE *f = open_or_die(path);
-	char *line = NULL;
-	size_t cap = 0;
+	char *line = NULL, *rec = NULL;
+	size_t cap = 0, len = 0;
 	ssize_t n;
 
 	while ((n = getline(&line, &cap, f)) > 0) {
-		struct ev e = { 0 };
-
 		if (line[n - 1] == '\n')
 			line[--n] = 0;
-		if (parse_bt_line(line, &e)) {
-			printf("# unparsed babeltrace2 line: %.80s\n", line);
-			fails++;
+		if (!bt1) {
+			add_bt_event(l, line);
 			continue;
 		}
-		*push(l) = e;
-		l->v[l->n - 1].order = l->n - 1;
+		/* babeltrace 1.x: gather an event's lines, then parse it */
+		if (rec && bt1_event_start(line)) {
+			add_bt_event(l, rec);
+			free(rec);
+			rec = NULL;
+		}
+		if (!rec) {
+			rec = strdup(line);
+			len = (size_t)n;
+		} else {
+			rec = realloc(rec, len + (size_t)n + 2);
+			rec[len++] = '\n';
+			memcpy(rec + len, line, (size_t)n + 1);
+			len += (size_t)n;
+		}
+		if (!rec) {
+			perror("realloc");
+			exit(2);
+		}
 	}
+	if (rec)
+		add_bt_event(l, rec);
+	free(rec);
 	free(line);
 	fclose(f);
 }
 
-/* "WARNING: Tracer discarded N event(s) ... within stream "DIR/[inst-]cpuN"" */
+/*
+ * babeltrace2: "WARNING: Tracer discarded N event(s) ... within stream
+ * "DIR/[inst-]cpuN"";  babeltrace 1.x: "[warning] Tracer discarded N
+ * events ... at relative path: "[inst-]cpuN"".
+ */
 static void read_bt_losses(const char *path)
 {
 	FILE *f = open_or_die(path);
 	char line[4096];
 
 	while (fgets(line, sizeof(line), f)) {
-		char *st = strstr(line, "within stream \""), *base, *end, *cpu;
+		const char *key = bt1 ? "at relative path: \"" : "within stream \"";
+		char *st = strstr(line, key), *base, *end, *cpu;
 		long long n = -1;
 		char inst[32] = "";
 
@@ -396,7 +455,7 @@ static void read_bt_losses(const char *path)
 			continue;
 		if (strstr(line, "Tracer discarded"))
 			sscanf(strstr(line, "Tracer discarded"), "Tracer discarded %lld", &n);
-		st += strlen("within stream \"");
+		st += strlen(key);
 		end = strchr(st, '"');
 		if (!end)
 			continue;
@@ -621,8 +680,14 @@ int main(int argc, char **argv)
 	struct list rep = { 0 }, bt = { 0 };
 	long long lost = 0;
 
+	if (argc == 5 && !strcmp(argv[1], "--bt1")) {
+		bt1 = 1;
+		reader = "babeltrace";
+		argv++;
+		argc--;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: cmpreport REPORT BT BT_STDERR\n");
+		fprintf(stderr, "usage: cmpreport [--bt1] REPORT BT BT_STDERR\n");
 		return 2;
 	}
 	read_report(argv[1], &rep);
@@ -631,7 +696,7 @@ int main(int argc, char **argv)
 	qsort(rep.v, (size_t)rep.n, sizeof(*rep.v), cmp_ev);
 	qsort(bt.v, (size_t)bt.n, sizeof(*bt.v), cmp_ev);
 	if (rep.n != bt.n) {
-		printf("not ok: %ld events in report, %ld in CTF\n", rep.n, bt.n);
+		printf("not ok: %ld events in report, %ld in the CTF read by %s\n", rep.n, bt.n, reader);
 		fails++;
 	}
 	for (long i = 0; i < rep.n && i < bt.n; i++) {
@@ -650,8 +715,8 @@ int main(int argc, char **argv)
 	cmp_losses();
 	for (int i = 0; i < nloss[0]; i++)
 		lost += losses[0][i].total;
-	printf("%s: %ld events, %lld lost events in %d streams compared, %d mismatches\n",
-	       fails ? "FAIL" : "PASS", rep.n, lost, nloss[0], fails);
+	printf("%s: %ld events, %lld lost events in %d streams compared (%s), %d mismatches\n",
+	       fails ? "FAIL" : "PASS", rep.n, lost, nloss[0], reader, fails);
 	for (long i = 0; i < rep.n; i++)
 		free(rep.v[i].rest);
 	for (long i = 0; i < bt.n; i++)
