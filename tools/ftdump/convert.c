@@ -10,6 +10,8 @@
  * copied as they are, one record assembled at a time from its lines.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 #define MAX_CPUS	1024
 #define MAX_DUMPS	4096
 #define NS_PER_US	1000ULL
+#define DUP_WINDOW	16	/* record lines a doubled one is looked for in */
 
 struct dump {
 	long off;		/* file offset of its first line */
@@ -72,7 +75,48 @@ struct run {
 	size_t plen, pcap;
 	unsigned long pline;
 	struct raw_rec *raw;
+	/* time per CPU, to say when it goes back */
+	unsigned long long last_ts[MAX_CPUS];
+	bool have_ts[MAX_CPUS];
+	/* CPUs whose records are dropped (--cpus, or implausible ones) */
+	bool drop_cpu[MAX_CPUS];
+	int cpu_top;		/* the highest CPU kept */
+	/* lines a console may have printed twice */
+	uint64_t seen[DUP_WINDOW];
+	unsigned long seen_line[DUP_WINDOW];
+	int nseen, iseen;
+	uint64_t prev_hash;
+	unsigned long prev_line;
 };
+
+/* A per-line message, "LOG:LINE: ...", within --max-errors. */
+static void note(struct run *r, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void note(struct run *r, unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->st.line_errors++ >= (unsigned long)r->o->max_errors)
+		return;
+	fprintf(stderr, "%s:%lu: ", r->o->log, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* FNV-1a of a line without its line end */
+static uint64_t line_hash(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
 
 /* ---- first pass ------------------------------------------------------- */
 
@@ -92,13 +136,23 @@ static int scan(struct run *r)
 	size_t cap = 0;
 	ssize_t n;
 	long off;
+	uint64_t h, prev = 0;
 
 	for (off = ftell(r->log); (n = getline(&buf, &cap, r->log)) > 0;
 	     off = ftell(r->log)) {
+		bool twice;
+
 		line++;
+		h = line_hash(buf, (size_t)n);
+		twice = line > 1 && h == prev;
+		prev = h;
 		ftd_parse_line(buf, (size_t)n, &l);
-		if (l.kind == FTD_START && add_dump(r, off, line, true))
-			break;
+		if (l.kind == FTD_START) {
+			/* a start marker printed twice starts one dump */
+			if (!twice && add_dump(r, off, line, true))
+				break;
+			continue;
+		}
 		if (l.kind != FTD_EVENT && (l.kind != FTD_RAW || l.raw_off))
 			continue;
 		/* records before any marker: a log that begins mid-dump */
@@ -132,6 +186,89 @@ static struct rb_cpu *cpu_out(struct run *r, int cpu)
 	return r->cpu[cpu];
 }
 
+/*
+ * Records on a CPU the machine cannot have had are dropped: at or above
+ * --cpus, or, without it, far above the dump's other CPUs and few (a
+ * console that garbled the CPU column: "999" among CPUs 0-3).
+ */
+static bool cpu_dropped(struct run *r, int cpu, unsigned long line)
+{
+	if (cpu >= 0 && cpu < MAX_CPUS && !r->drop_cpu[cpu])
+		return false;
+	r->st.bad_cpu++;
+	if (r->o->cpus)
+		note(r, line, "a line for CPU %d, but the machine had %d CPUs "
+		     "(--cpus); dropped", cpu, r->o->cpus);
+	else
+		note(r, line, "a line for CPU %d, far above the dump's other "
+		     "CPUs (up to %d) with few records there: a garbled "
+		     "line?; dropped (--cpus N keeps CPUs below N)", cpu,
+		     r->cpu_top);
+	return true;
+}
+
+/* Time only goes forward on a CPU: a record before the one before it is
+ * written at that one's time, and said. */
+static unsigned long long forward(struct run *r, int cpu,
+				  unsigned long long ts, unsigned long line,
+				  unsigned long long unit, const char *uname)
+{
+	if (r->have_ts[cpu] && ts < r->last_ts[cpu]) {
+		r->st.back++;
+		note(r, line, "time goes back on CPU %d, from %llu%s to "
+		     "%llu%s; written at %llu%s", cpu, r->last_ts[cpu] / unit,
+		     uname, ts / unit, uname, r->last_ts[cpu] / unit, uname);
+		return r->last_ts[cpu];
+	}
+	r->have_ts[cpu] = true;
+	r->last_ts[cpu] = ts;
+	return ts;
+}
+
+/*
+ * A line the console printed twice (two consoles, netconsole beside a
+ * serial log): a record line equal to one of the last DUP_WINDOW record
+ * lines (the one before it only, without a printk time: a function may
+ * repeat within a microsecond), or a marker equal to the line before it.
+ */
+static bool printed_twice(struct run *r, const struct ftd_line *l,
+			  const char *s, size_t n, unsigned long line)
+{
+	uint64_t h = line_hash(s, n);
+	unsigned long first = 0;
+	int i;
+
+	if (l->kind == FTD_EVENT || l->kind == FTD_RAW) {
+		for (i = 0; i < r->nseen; i++) {
+			int k = (r->iseen - 1 - i + DUP_WINDOW) % DUP_WINDOW;
+
+			if (!l->has_ts && i > 0)
+				break;
+			if (r->seen[k] == h) {
+				first = r->seen_line[k];
+				break;
+			}
+		}
+		if (!first) {
+			r->seen[r->iseen] = h;
+			r->seen_line[r->iseen] = line;
+			r->iseen = (r->iseen + 1) % DUP_WINDOW;
+			if (r->nseen < DUP_WINDOW)
+				r->nseen++;
+		}
+	} else if (l->kind != FTD_OTHER && r->prev_line && h == r->prev_hash) {
+		first = r->prev_line;
+	}
+	r->prev_hash = h;
+	r->prev_line = line;
+	if (!first)
+		return false;
+	r->st.dups++;
+	note(r, line, "the same line as line %lu (a console that printed it "
+	     "twice?); dropped", first);
+	return true;
+}
+
 static void on_comm(void *ctx, int pid, const char *comm)
 {
 	comms_set(ctx, pid, comm, true);
@@ -160,10 +297,8 @@ static int do_event(struct run *r, const struct ftd_line *l,
 	struct inv_result res;
 	struct rb_cpu *c;
 
-	if (l->cpu >= MAX_CPUS) {
-		stats_other(&r->st, line);
+	if (cpu_dropped(r, l->cpu, line))
 		return 0;
-	}
 	c = cpu_out(r, l->cpu);
 	if (!c)
 		return -1;
@@ -171,7 +306,8 @@ static int do_event(struct run *r, const struct ftd_line *l,
 	inv_line(r->inv, l, &res, on_comm, r->comms);
 	if (res.kind == INV_TEXT)
 		line_error(r, line, &res);
-	if (rb_cpu_add(c, l->ts_us * NS_PER_US, res.rec, res.len)) {
+	if (rb_cpu_add(c, forward(r, l->cpu, l->ts_us * NS_PER_US, line,
+				  NS_PER_US, " us"), res.rec, res.len)) {
 		fprintf(stderr, "ftdump: writing CPU %d data: %s\n", l->cpu,
 			strerror(errno));
 		return -1;
@@ -228,7 +364,8 @@ static int raw_emit(struct run *r)
 			  x->len);
 	else if (x->comm[0])
 		comms_set(r->comms, tep_data_pid(r->tep, &rec), x->comm, true);
-	if (rb_cpu_add(c, x->ts, x->data, x->len)) {
+	if (rb_cpu_add(c, forward(r, x->cpu, x->ts, x->line, 1, " ns"),
+		       x->data, x->len)) {
 		fprintf(stderr, "ftdump: writing CPU %d data: %s\n", x->cpu,
 			strerror(errno));
 		return -1;
@@ -251,10 +388,8 @@ static int raw_line(struct run *r, const struct ftd_line *l,
 	struct raw_rec *x = r->raw;
 	unsigned int n = (unsigned int)(l->body_len / 2), want, i;
 
-	if (l->cpu >= MAX_CPUS) {
-		stats_other(&r->st, line);
+	if (cpu_dropped(r, l->cpu, line))
 		return 0;
-	}
 	if (!l->raw_off) {
 		raw_drop(r, "its next line is missing");
 		*x = (struct raw_rec){ .open = true, .cpu = l->cpu,
@@ -293,6 +428,15 @@ static int take_line(struct run *r, const char *s, size_t n,
 	struct rb_cpu *c;
 
 	ftd_parse_line(s, n, &l);
+	if (printed_twice(r, &l, s, n, line))
+		return 0;
+	if ((l.kind == FTD_EVENT || l.kind == FTD_RAW) && l.ts_bad) {
+		r->st.bad_ts++;
+		note(r, line, "timestamp out of range (%s); record dropped",
+		     l.kind == FTD_RAW ? "2^64 ns or more"
+				       : "2^64 ns or more, in microseconds");
+		return 0;
+	}
 	switch (l.kind) {
 	case FTD_START:
 		if (line != r->dumps[r->o->dump - 1].line)
@@ -310,8 +454,10 @@ static int take_line(struct run *r, const char *s, size_t n,
 		*ph = PH_DONE;
 		return 0;
 	case FTD_LOST:
-		if (l.cpu >= MAX_CPUS || !(c = cpu_out(r, l.cpu)))
-			return l.cpu >= MAX_CPUS ? 0 : -1;
+		if (cpu_dropped(r, l.cpu, line))
+			return 0;
+		if (!(c = cpu_out(r, l.cpu)))
+			return -1;
 		stats_lost(&r->st, l.cpu, l.lost);
 		return rb_cpu_lost(c, l.lost);
 	case FTD_BUFSTART:
@@ -409,6 +555,61 @@ static int convert_dump(struct run *r)
 	r->st.last_line = line;
 	free(buf);
 	return ret;
+}
+
+/*
+ * Which CPUs to drop: with --cpus, those at or above it; else a CPU far
+ * above the others (more than twice the highest below it, plus 8) with
+ * at most 2 or under 1% of the dump's records.  Reads the chosen dump's
+ * lines once more.
+ */
+static int census(struct run *r)
+{
+	const struct dump *d = &r->dumps[r->o->dump - 1];
+	unsigned long *cnt, total = 0, line = d->line - 1;
+	int seps = d->marker ? 0 : 1, c, hi = -1;
+	struct ftd_line l;
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (r->o->cpus) {
+		for (c = 0; c < MAX_CPUS; c++)
+			r->drop_cpu[c] = c >= r->o->cpus;
+		r->cpu_top = r->o->cpus - 1;
+		return 0;
+	}
+	cnt = calloc(MAX_CPUS, sizeof(*cnt));
+	if (!cnt || fseek(r->log, d->off, SEEK_SET)) {
+		free(cnt);
+		return -1;
+	}
+	while ((n = getline(&buf, &cap, r->log)) > 0) {
+		line++;
+		ftd_parse_line(buf, (size_t)n, &l);
+		if ((l.kind == FTD_START && line != d->line) ||
+		    (l.kind == FTD_SEP && ++seps == 2) || l.kind == FTD_EMPTY)
+			break;
+		if ((l.kind == FTD_EVENT || l.kind == FTD_LOST ||
+		     (l.kind == FTD_RAW && !l.raw_off)) &&
+		    l.cpu >= 0 && l.cpu < MAX_CPUS) {
+			cnt[l.cpu]++;
+			total++;
+		}
+	}
+	free(buf);
+	for (c = 0; c < MAX_CPUS; c++) {
+		if (!cnt[c])
+			continue;
+		if (hi >= 0 && c > 2 * hi + 8 &&
+		    (cnt[c] <= 2 || cnt[c] * 100 < total))
+			r->drop_cpu[c] = true;
+		else
+			hi = c;
+	}
+	r->cpu_top = hi;
+	free(cnt);
+	return 0;
 }
 
 /* ---- the trace.dat -------------------------------------------------------- */
@@ -592,18 +793,37 @@ static int run_conversion(struct run *r, struct conv_opts *o)
 		list_dumps(r);
 		return 0;
 	}
-	if (!o->dump)
+	bool chosen = !o->dump;
+
+	if (!o->dump) {
+		/* the last dump with records: a later empty one is said */
 		o->dump = r->ndumps;
+		while (o->dump > 1 && !r->dumps[o->dump - 1].records)
+			o->dump--;
+		if (o->dump != r->ndumps && r->dumps[o->dump - 1].records)
+			fprintf(stderr, "%s:%lu: the last dump (%d) has no "
+				"records; converting dump %d (line %lu), the "
+				"last one with records\n", o->log,
+				r->dumps[r->ndumps - 1].line, r->ndumps,
+				o->dump, r->dumps[o->dump - 1].line);
+	}
 	if (o->dump < 1 || o->dump > r->ndumps) {
 		fprintf(stderr, "%s: there %s %d dump%s; no dump %d\n", o->log,
 			r->ndumps == 1 ? "is" : "are", r->ndumps,
 			r->ndumps == 1 ? "" : "s", o->dump);
 		return 1;
 	}
+	if (!r->dumps[o->dump - 1].records) {
+		fprintf(stderr, "%s:%lu: dump %d has no records%s; no trace.dat "
+			"written\n", o->log, r->dumps[o->dump - 1].line,
+			o->dump, r->ndumps > 1 && chosen ?
+			" (nor has any dump before it)" : "");
+		return 1;
+	}
 	if (stats_init(&r->st, MAX_CPUS) || stage_dir(r) ||
 	    load_formats(r, &kallsyms) || !(r->comms = comms_new()))
 		return 1;
-	if (convert_dump(r) || write_trace(r, kallsyms))
+	if (census(r) || convert_dump(r) || write_trace(r, kallsyms))
 		return 1;
 	r->st.dump = o->dump;
 	r->st.ndumps = r->ndumps;
@@ -612,7 +832,7 @@ static int run_conversion(struct run *r, struct conv_opts *o)
 	if (!o->quiet)
 		stats_print(&r->st, o->log, stdout);
 	if (r->st.line_errors > (unsigned long)o->max_errors)
-		fprintf(stderr, "%s: %lu more lines kept as text\n", o->log,
+		fprintf(stderr, "%s: %lu more per-line messages (see --max-errors)\n", o->log,
 			r->st.line_errors - (unsigned long)o->max_errors);
 	return o->strict && r->st.text ? 3 : 0;
 }

@@ -15,6 +15,7 @@ struct conv_opts {
 	bool strict;		/* exit 3 when a record was kept as text */
 	bool quiet;		/* no summary */
 	int max_errors;		/* per-line messages before "N more" */
+	int cpus;		/* the machine's CPUs (0: not given) */
 };
 
 /* 0 on success, 1 on bad input, 3 for --strict with text-only records. */

@@ -36,6 +36,9 @@ static void usage(FILE *f)
 "  -s, --strict          exit 3 when a record was kept as text\n"
 "  -q, --quiet           no summary\n"
 "  -e, --max-errors N    per-line messages to print (default %d)\n"
+"  -c, --cpus N          the machine had N CPUs: records on CPU N or above\n"
+"                        are dropped (default: dropped when far above the\n"
+"                        dump's other CPUs and few)\n"
 "  --save-formats DIR    on the target: save the event formats, header\n"
 "                        page and kallsyms from tracefs into DIR\n"
 "  --tracefs DIR         tracefs to save from (default: the mounted one)\n"
@@ -51,6 +54,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_SAVE = 256, OPT_TRACEFS, OPT_KALLSYMS, OPT_BTF };
+#define MAX_CPUS_OPT 1024	/* convert.c's MAX_CPUS */
 
 int main(int argc, char **argv)
 {
@@ -62,6 +66,7 @@ int main(int argc, char **argv)
 		{ "strict", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "max-errors", required_argument, NULL, 'e' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "save-formats", required_argument, NULL, OPT_SAVE },
 		{ "tracefs", required_argument, NULL, OPT_TRACEFS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
@@ -74,7 +79,7 @@ int main(int argc, char **argv)
 	const char *save = NULL, *tracefs = NULL, *kallsyms = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "f:o:d:lsqe:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:d:lsqe:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': o.formats = optarg; break;
 		case 'o': o.out = optarg; break;
@@ -90,6 +95,13 @@ int main(int argc, char **argv)
 		case 'e':
 			if (!opt_int(optarg, 0, MAX_COUNT, &o.max_errors)) {
 				fprintf(stderr, "ftdump: --max-errors wants a number\n");
+				return 2;
+			}
+			break;
+		case 'c':
+			if (!opt_int(optarg, 1, MAX_CPUS_OPT, &o.cpus)) {
+				fprintf(stderr, "ftdump: --cpus wants a number from 1 to %d\n",
+					MAX_CPUS_OPT);
 				return 2;
 			}
 			break;

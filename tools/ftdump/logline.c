@@ -140,6 +140,30 @@ static bool number(const char *s, size_t len, size_t *i,
 	return *i > start && !(*i < len && is_digit(s[*i]));
 }
 
+/*
+ * A timestamp: every digit of it.  false without a digit; *bad when it
+ * does not fit max (a console that garbled it, or a log edited by hand).
+ */
+static bool ts_number(const char *s, size_t len, size_t *i,
+		      unsigned long long max, unsigned long long *v, bool *bad)
+{
+	size_t start = *i;
+
+	*v = 0;
+	*bad = false;
+	for (; *i < len && is_digit(s[*i]); (*i)++) {
+		unsigned int d = (unsigned int)(s[*i] - '0');
+
+		if (*v > (max - d) / 10)
+			*bad = true;
+		else if (!*bad)
+			*v = *v * 10 + d;
+	}
+	if (*bad)
+		*v = 0;
+	return *i > start;
+}
+
 static int hexdigit(char c)
 {
 	if (is_digit(c))
@@ -210,7 +234,8 @@ static bool event_at(const char *s, size_t len, size_t dash,
 	if (i >= len || s[i] != ' ')
 		return false;
 	i = skip_spaces(s, len, i);
-	if (!number(s, len, &i, &out->ts_us))
+	if (!ts_number(s, len, &i, UINT64_MAX / 1000, &out->ts_us,
+		       &out->ts_bad))
 		return false;
 	if (len - i < 5 || s[i] != 'u' || s[i + 1] != 's' ||
 	    !memchr(marks, s[i + 2], sizeof(marks) - 1) || s[i + 3] != ':' ||
@@ -278,7 +303,8 @@ static bool parse_raw(const char *s, size_t len, struct ftd_line *out)
 	    cpu > 0xffff || !starts(s + i, len - i, " "))
 		return false;
 	i++;
-	if (!number(s, len, &i, &out->ts_ns) || !starts(s + i, len - i, " "))
+	if (!ts_number(s, len, &i, UINT64_MAX, &out->ts_ns, &out->ts_bad) ||
+	    !starts(s + i, len - i, " "))
 		return false;
 	i++;
 	if (!number(s, len, &i, &rlen) || !rlen || rlen >= FTD_RAW_MAX ||
@@ -340,6 +366,7 @@ void ftd_parse_line(const char *raw, size_t rlen, struct ftd_line *out)
 	const char *s = ftd_strip_prefix(raw, rlen, &len, &out->has_ts);
 
 	out->kind = FTD_OTHER;
+	out->ts_bad = false;
 	out->body = NULL;
 	out->body_len = 0;
 	/* trailing blanks are not part of any marker */

@@ -38,6 +38,9 @@ struct ftd_line {
 	unsigned long long ts_us;		/* microseconds since the buffer's reset */
 	unsigned long long lost;
 	unsigned long long ts_ns;	/* FTD_RAW: the record's timestamp */
+	/* the record's timestamp has too many digits, or is 2^64 ns or more
+	 * (ts_us/ts_ns are then 0); the rest of the line fits the layout */
+	bool ts_bad;
 	unsigned int raw_len;		/* FTD_RAW: the record's length */
 	unsigned int raw_off;		/* FTD_RAW: where these bytes go */
 	/* after "NNNus : "; FTD_RAW: the hex digits; not NUL-terminated */

@@ -142,6 +142,18 @@ void stats_print(const struct stats *s, const char *log, FILE *f)
 				    : "");
 	if (s->joined)
 		fprintf(f, "  wrapped lines joined: %lu\n", s->joined);
+	if (s->dups)
+		fprintf(f, "  lines printed twice by the console, dropped: %lu\n",
+			s->dups);
+	if (s->back)
+		fprintf(f, "  records whose time went back on their CPU, written "
+			"at the time before them: %lu\n", s->back);
+	if (s->bad_cpu)
+		fprintf(f, "  records on an implausible CPU, dropped: %lu\n",
+			s->bad_cpu);
+	if (s->bad_ts)
+		fprintf(f, "  records with a timestamp out of range, dropped: "
+			"%lu\n", s->bad_ts);
 	if (!s->marker)
 		fprintf(f, "  no start marker: the log begins inside the dump, "
 			"records before it are lost\n");

@@ -28,6 +28,10 @@ struct stats {
 	unsigned long other_lines[STATS_LINES];
 	unsigned long joined;		/* wrapped continuation lines */
 	unsigned long line_errors;
+	unsigned long dups;		/* lines the console printed twice */
+	unsigned long back;		/* records whose time went back */
+	unsigned long bad_cpu;		/* records on an implausible CPU */
+	unsigned long bad_ts;		/* records with a timestamp out of range */
 	unsigned long long lost;
 	bool ended;			/* the dump's end marker was seen */
 	bool marker;			/* ... and its start marker */

@@ -141,6 +141,40 @@ check "garbage inside a dump: records still converted" sh -c "$FT -q -e 0 -f $FM
 check "--strict: exit 3 with a text-only record" sh -c "$FT -q -s -f $FMT -o $T/s.dat tests/sample.log 2>/dev/null; test \$? -eq 3"
 check "formats directory without formats: exit 1, named" sh -c "$FT -f $T -o $T/f.dat tests/sample.log 2>&1 | grep -q \"$T: no event formats\"; test ! -e $T/f.dat"
 
+# --- malformed logs that once gave a wrong trace.dat without a word
+# (issue 41 item 4): each is named with LOG:LINE on stderr
+# a record on CPU 999 among CPUs 0-1 (a garbled CPU column)
+sed 's/^\(\[   12.345685\] cyclicte-240       \)1/\1999/' tests/sample.log > "$T/cpu999.log"
+if conv "$T/cpu999.log" && grep -q '^cpus=2' "$T/x.raw" && grep -q 'cpu999.log:11: a line for CPU 999, far above the dump.s other CPUs (up to 1)' "$T/x.err" && grep -q 'records on an implausible CPU, dropped: 1' "$T/x.sum"; then ok "a record on CPU 999 among CPUs 0-1: named, dropped, 2 CPUs"; else notok "a record on CPU 999"; sed 's/^/# /' "$T/x.err"; grep '^cpus' "$T/x.raw"; fi
+if conv "$T/cpu999.log" --cpus 1000 && grep -q '^cpus=1000' "$T/x.raw" && ! grep -q 'CPU 999' "$T/x.err"; then ok "--cpus 1000 keeps CPU 999"; else notok "--cpus 1000 keeps CPU 999"; fi
+if conv tests/sample.log --cpus 1 && grep -q '^cpus=1' "$T/x.raw" && grep -q 'sample.log:8: a line for CPU 1, but the machine had 1 CPUs (--cpus); dropped' "$T/x.err"; then ok "--cpus 1: CPU 1's lines named and dropped"; else notok "--cpus 1"; sed 's/^/# /' "$T/x.err"; fi
+check "--cpus 0 or 1025: usage, exit 2" sh -c "$FT --cpus 0 -f $FMT tests/sample.log; test \$? -eq 2 && $FT --cpus 1025 -f $FMT tests/sample.log; test \$? -eq 2"
+# every line printed twice (two consoles), and only the records (netconsole)
+awk '{ print; print }' tests/sample.log > "$T/twice.log"
+if same_as_base "$T/twice.log" && grep -q 'twice.log:8: the same line as line 7 (a console that printed it twice?); dropped' "$T/x.err" && grep -q 'lines printed twice by the console, dropped: 15' "$T/x.sum" && $FT --list "$T/twice.log" | grep -c '^dump' | grep -qx 1; then ok "a console that printed every line twice: the same records, one dump, named"; else notok "a console that printed every line twice"; sed 's/^/# /' "$T/x.err"; fi
+awk '{ print } / [0-9]*us : / { print }' tests/sample.log > "$T/twice2.log"
+if same_as_base "$T/twice2.log" && grep -q 'lines printed twice by the console, dropped: 12' "$T/x.sum"; then ok "record lines printed twice: the same records"; else notok "record lines printed twice"; fi
+# without printk times, only the record right before counts (a function
+# may repeat within a microsecond): a repeat two records later is kept
+sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' tests/sample.log | awk '{ print } /140us : do_idle/ { d = $0 } /141us : irq_handler_exit/ { print d }' > "$T/rep.log"
+if conv "$T/rep.log" && grep -q '13 records' "$T/x.sum" && ! grep -q 'same line' "$T/x.err"; then ok "no printk time: a record equal to one two lines before is kept"; else notok "no printk time: a repeat kept"; fi
+# time going back on a CPU (0: 100 us, then 99 us)
+sed 's/    105us : sched_switch/     99us : sched_switch/' tests/sample.log > "$T/back.log"
+if conv "$T/back.log" && grep -q 'back.log:6: time goes back on CPU 0, from 100 us to 99 us; written at 100 us' "$T/x.err" && grep -q 'records whose time went back on their CPU, written at the time before them: 1' "$T/x.sum"; then ok "time going back on a CPU: named, written at the time before"; else notok "time going back"; sed 's/^/# /' "$T/x.err"; fi
+sed '4s/ R 0 100000 / R 0 99999 /; 5s/ R 0 105000 / R 0 99000 /' "$T/raw.log" > "$T/raw-back.log"
+if conv "$T/raw-back.log" && grep -q 'raw-back.log:[0-9]*: time goes back on CPU 0, from [0-9]* ns to [0-9]* ns' "$T/x.err"; then ok "raw dump: time going back named in ns"; else notok "raw dump: time going back"; sed 's/^/# /' "$T/x.err"; sed -n 1,6p "$T/raw.log" | cut -c1-60 | sed 's/^/# /'; fi
+# the last dump empty: the one before it, named; asked for: exit 1
+{ cat tests/sample.log; printf '[   20.000000] Dumping ftrace buffer:\n[   20.000000] ---------------------------------\n[   20.000001]    (ftrace buffer empty)\n[   20.000001] ---------------------------------\n'; } > "$T/empty.log"
+if same_as_base "$T/empty.log" && grep -q 'empty.log:19: the last dump (2) has no records; converting dump 1 (line 3)' "$T/x.err"; then ok "the last dump empty: the last one with records converted, named"; else notok "the last dump empty"; sed 's/^/# /' "$T/x.err"; fi
+check "--dump of an empty dump: named, exit 1, no file" sh -c "$FT -f $FMT -o $T/e.dat --dump 2 $T/empty.log 2>&1 | grep -q 'empty.log:19: dump 2 has no records; no trace.dat written' && ! $FT -q -f $FMT -o $T/e.dat --dump 2 $T/empty.log 2>/dev/null && test ! -e $T/e.dat"
+tail -n 4 "$T/empty.log" > "$T/empty1.log"
+check "a log whose only dump is empty: named, exit 1, no file" sh -c "$FT -f $FMT -o $T/e1.dat $T/empty1.log 2>&1 | grep -q 'empty1.log:1: dump 1 has no records'; test ! -e $T/e1.dat && ! $FT -q -f $FMT -o $T/e1.dat $T/empty1.log 2>/dev/null"
+# absurd timestamps: 21 digits, and one that is 2^64 ns or more
+sed -e 's/    130us : tracing_mark_write/ 123456789012345678901us : tracing_mark_write/' -e 's/    140us : do_idle/ 18446744073709552us : do_idle/' tests/sample.log > "$T/absurd.log"
+if conv "$T/absurd.log" && grep -q 'absurd.log:11: timestamp out of range' "$T/x.err" && grep -q 'absurd.log:13: timestamp out of range' "$T/x.err" && grep -q 'records with a timestamp out of range, dropped: 2' "$T/x.sum" && grep -q '10 records' "$T/x.sum"; then ok "absurd timestamps: named with their lines, the records dropped"; else notok "absurd timestamps"; sed 's/^/# /' "$T/x.err"; fi
+sed '4s/ R 0 100000 / R 0 99999999999999999999 /' "$T/raw.log" > "$T/raw-absurd.log"
+if conv "$T/raw-absurd.log" && grep -q 'raw-absurd.log:4: timestamp out of range (2^64 ns or more)' "$T/x.err"; then ok "raw dump: a timestamp of 2^64 ns or more named"; else notok "raw dump: absurd timestamp"; sed 's/^/# /' "$T/x.err"; fi
+
 # --- the format bundle from a tracefs layout
 mkdir -p "$T/tracefs" && cp -r $FMT/events "$T/tracefs/" && cp $FMT/kallsyms "$T/tracefs/k"
 grep -v '^#' $FMT/enums > "$T/fx.enums"
