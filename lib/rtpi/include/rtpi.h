@@ -2,9 +2,10 @@
 /*
  * rtpi.h - priority-inheriting mutex and condition variable (rtlab librtpi)
  *
- * Source compatible with librtpi's rtpi.h: same type names, function names
- * and signatures, same static initializers and flags, same object sizes
- * (pi_mutex_t 64 bytes, pi_cond_t 128 bytes, 64-byte aligned).
+ * Source and binary compatible with librtpi 1.0's rtpi.h: same type names,
+ * function names and signatures, same static initializers and flags, same
+ * object sizes and layout (pi_mutex_t 64 bytes, pi_cond_t 128 bytes,
+ * 64-byte aligned).
  * All functions return 0 or a positive errno value; errno is not changed.
  * See pi_mutex_init(3), pi_cond_init(3) and rtpi(7).
  */
@@ -24,17 +25,19 @@
 extern "C" {
 #endif
 
-/* Magic values that mark an initialized object (detects use of destroyed
- * or never-initialized objects).  Part of the ABI because the static
- * initializers need them. */
-#define RTPI_MUTEX_MAGIC_ 0x7274504dU /* "rtPM" */
-#define RTPI_COND_MAGIC_  0x72745043U /* "rtPC" */
-
+/*
+ * Binary compatible with librtpi 1.0: the same sizes, alignment, field
+ * offsets and static initializer values, so programs built against
+ * librtpi 1.0's headers run on this library (same SONAME).  librtpi's
+ * initializers set only the words named below (the rest of an automatic
+ * object may hold anything): the library makes everything else valid on
+ * first use.  A mutex whose words are { 0, flags } and a condvar whose
+ * words are { 0, flags, 0, RTPI_COND_STATE_READY } are initialized objects.
+ */
 typedef union pi_mutex {
 	struct {
 		uint32_t futex;	/* 0 or owner TID | FUTEX_WAITERS */
-		uint32_t flags;	/* RTPI_MUTEX_* */
-		uint32_t magic;
+		uint32_t flags;	/* RTPI_MUTEX_*; bit 31: destroyed */
 	};
 	uint8_t pad[64];
 } __attribute__((aligned(64))) pi_mutex_t;
@@ -42,13 +45,13 @@ typedef union pi_mutex {
 typedef union pi_cond {
 	struct {
 		uint32_t seq;		/* futex word the waiters sleep on */
+		uint32_t flags;		/* RTPI_COND_* */
 		uint32_t lock;		/* internal PI lock (TID word) */
+		uint32_t state;		/* RTPI_COND_STATE_READY while valid */
+		/* valid once the condvar was used (seq != 0) */
 		uint32_t waiters;	/* upper bound of sleepers */
 		uint32_t spare_;
 		int64_t mutex_off;	/* mutex address - cond address */
-		uint32_t spare2_[2];
-		uint32_t flags;		/* RTPI_COND_* */
-		uint32_t magic;
 	};
 	uint8_t pad[128];
 } __attribute__((aligned(64))) pi_cond_t;
@@ -58,9 +61,12 @@ typedef union pi_cond {
 #define RTPI_COND_PSHARED		0x1
 #define RTPI_COND_CLOCK_REALTIME	0x2
 
+/* the state word of an initialized condvar (librtpi 1.0's value) */
+#define RTPI_COND_STATE_READY		0x1
+
 /* positional, every field: valid C and C++ (librtpi offers both) */
-#define PI_MUTEX_INIT(f) { { 0, (uint32_t)(f), RTPI_MUTEX_MAGIC_ } }
-#define PI_COND_INIT(f)  { { 0, 0, 0, 0, 0, { 0, 0 }, (uint32_t)(f), RTPI_COND_MAGIC_ } }
+#define PI_MUTEX_INIT(f) { { 0, (uint32_t)(f) } }
+#define PI_COND_INIT(f)  { { 0, (uint32_t)(f), 0, RTPI_COND_STATE_READY, 0, 0, 0 } }
 
 #define DEFINE_PI_MUTEX(mutex, flags) pi_mutex_t mutex = PI_MUTEX_INIT(flags)
 #define DEFINE_PI_COND(condvar, flags) pi_cond_t condvar = PI_COND_INIT(flags)

@@ -176,6 +176,20 @@ void cv_core_init(struct cv_core *cv)
 	HG_NOCHECK(cv, sizeof(*cv));
 }
 
+/* Under cv->lock: a core statically initialized (seq 0, the words after
+ * the first 16 bytes unknown) gets its sequence and bookkeeping now.  seq
+ * never returns to 0 (seq_bump skips it), so this happens once. */
+static void cv_first_use(struct cv_core *cv)
+{
+	if (__builtin_expect(atomic_load_explicit(&cv->seq,
+						  memory_order_relaxed) != 0, 1))
+		return;
+	atomic_store_explicit(&cv->seq, seq_fresh(), memory_order_relaxed);
+	cv->waiters = 0;
+	cv->spare = 0;
+	atomic_store_explicit(&cv->mutex_off, 0, memory_order_relaxed);
+}
+
 static _Atomic uint32_t *cv_target(struct cv_core *cv)
 {
 	return (_Atomic uint32_t *)((char *)cv +
@@ -290,6 +304,7 @@ static int wait_register(struct wait_ctx *c, int64_t off)
 
 	if (e)
 		return e;
+	cv_first_use(cv);
 	if (cv->waiters && c->priv &&
 	    atomic_load_explicit(&cv->mutex_off, memory_order_relaxed) != off) {
 		/* the count is an upper bound: look whether anybody really
@@ -345,6 +360,7 @@ int cv_wake(struct cv_core *cv, _Atomic uint32_t *mx_word, int priv, int all)
 	e = pil_lock(&cv->lock, priv);
 	if (e)
 		return e;
+	cv_first_use(cv);
 	if (cv->waiters == 0) {	/* nobody can be asleep: no system call */
 		pil_unlock(&cv->lock, priv);
 		return 0;
@@ -367,6 +383,7 @@ int cv_idle(struct cv_core *cv, int priv)
 	int idle;
 
 	pil_lock(&cv->lock, priv);
+	cv_first_use(cv);
 	idle = cv->waiters == 0;
 	if (!idle && priv)	/* an upper bound: look */
 		idle = cv_requeue(cv, cv_target(cv), priv, 1) == 0;
@@ -381,6 +398,7 @@ int cv_destroy(struct cv_core *cv, int priv, int mutex_visible)
 
 	if (e)
 		return e;
+	cv_first_use(cv);
 	if (cv->waiters) {
 		/* Threads counted may still sleep, or be about to (registered,
 		 * not yet in the kernel).  Moving seq sends the latter away

@@ -7,8 +7,6 @@
 #include <stdint.h>
 #include <time.h>
 
-#define RTPI_DEAD_MAGIC 0xdeadbeefU
-
 /* --- analysis-tool annotations (compiled in only for the helgrind build) */
 #ifdef RTPI_VALGRIND
 #include <valgrind/helgrind.h>
@@ -48,15 +46,20 @@ int pil_owned(_Atomic uint32_t *w);	/* held by the calling thread? */
 void pil_acquired(_Atomic uint32_t *w);	/* after a kernel hand-over */
 
 /* --- condition variable core (the first 32 bytes of pi_cond_t and, in the
- * drop-in, of a pthread_cond_t in PI mode). */
+ * drop-in, of a pthread_cond_t in PI mode).  The words at offsets 4 and 12
+ * belong to the container (pi_cond_t: flags and state, where librtpi 1.0
+ * has them).  A core whose seq is 0 was never used: it was laid out by a
+ * static initializer, which sets only the first 16 bytes (librtpi 1.0's
+ * PI_COND_INIT); the first call that takes lock makes the rest valid. */
 struct cv_core {
 	_Atomic uint32_t seq;		/* futex word waiters sleep on */
+	uint32_t owner_word0;		/* the container's */
 	_Atomic uint32_t lock;		/* internal PI lock */
+	uint32_t owner_word1;		/* the container's */
 	uint32_t waiters;		/* upper bound of sleepers (under lock) */
 	uint32_t spare;
 	_Atomic int64_t mutex_off;	/* (char *)mutex word - (char *)cv;
 					 * read lock-free by the C++ notify */
-	uint32_t spare2[2];
 };
 
 /* How the core releases and re-acquires the caller's mutex. */

@@ -12,12 +12,33 @@
 #pragma GCC visibility pop
 #include "internal.h"
 
-_Static_assert(sizeof(pi_mutex_t) == 64, "librtpi ABI: pi_mutex_t is 64 bytes");
-_Static_assert(sizeof(pi_cond_t) == 128, "librtpi ABI: pi_cond_t is 128 bytes");
+/* librtpi 1.0's ABI: what its headers lay out (programs built against them
+ * run on this library) */
+_Static_assert(sizeof(pi_mutex_t) == 64 && _Alignof(pi_mutex_t) == 64,
+	       "librtpi ABI: pi_mutex_t is 64 bytes, 64-byte aligned");
+_Static_assert(sizeof(pi_cond_t) == 128 && _Alignof(pi_cond_t) == 64,
+	       "librtpi ABI: pi_cond_t is 128 bytes, 64-byte aligned");
+_Static_assert(offsetof(pi_mutex_t, futex) == 0 && offsetof(pi_mutex_t, flags) == 4,
+	       "librtpi ABI: pi_mutex_t { u32 futex; u32 flags; }");
+_Static_assert(offsetof(pi_cond_t, seq) == 0 && offsetof(pi_cond_t, flags) == 4 &&
+	       offsetof(pi_cond_t, lock) == 8 && offsetof(pi_cond_t, state) == 12,
+	       "librtpi ABI: pi_cond_t { u32 cond, flags, wake_id, state; }");
 _Static_assert(sizeof(struct cv_core) == 32 &&
-	       offsetof(pi_cond_t, flags) == 32, "cv_core overlays pi_cond_t");
-_Static_assert(offsetof(pi_cond_t, mutex_off) == offsetof(struct cv_core, mutex_off),
-	       "rtpi/condition_variable.hpp reads mutex_off");
+	       offsetof(pi_cond_t, seq) == offsetof(struct cv_core, seq) &&
+	       offsetof(pi_cond_t, flags) == offsetof(struct cv_core, owner_word0) &&
+	       offsetof(pi_cond_t, lock) == offsetof(struct cv_core, lock) &&
+	       offsetof(pi_cond_t, state) == offsetof(struct cv_core, owner_word1) &&
+	       offsetof(pi_cond_t, waiters) == offsetof(struct cv_core, waiters) &&
+	       offsetof(pi_cond_t, mutex_off) == offsetof(struct cv_core, mutex_off),
+	       "cv_core overlays pi_cond_t; rtpi/condition_variable.hpp reads mutex_off");
+
+/* Misuse detection that librtpi's objects pass: a destroyed mutex has
+ * bit 31 of its flags set; a condvar is valid while its state word is
+ * RTPI_COND_STATE_READY (never-initialized, zeroed and destroyed ones are
+ * not).  Unknown flag bits (which librtpi's init functions refuse) make an
+ * object invalid. */
+#define MUTEX_DEAD	0x80000000u
+#define COND_DEAD	0xdeadbeefu
 
 /* pi_cond_wait/timedwait are cancellation points, as in librtpi's default
  * build; make CANCEL=0 (-DRTPI_NO_CANCELLATION) turns that off like
@@ -43,12 +64,13 @@ static int cpriv(const pi_cond_t *c)
 
 static int mvalid(const pi_mutex_t *m)
 {
-	return m && m->magic == RTPI_MUTEX_MAGIC_;
+	return m && !(m->flags & ~(uint32_t)RTPI_MUTEX_PSHARED);
 }
 
 static int cvalid(const pi_cond_t *c)
 {
-	return c && c->magic == RTPI_COND_MAGIC_;
+	return c && c->state == RTPI_COND_STATE_READY &&
+	       !(c->flags & ~(uint32_t)(RTPI_COND_PSHARED | RTPI_COND_CLOCK_REALTIME));
 }
 
 /* ------------------------------------------------------------- mutex --- */
@@ -58,7 +80,6 @@ int pi_mutex_init(pi_mutex_t *m, uint32_t flags)
 		return EINVAL;
 	memset(m, 0, sizeof(*m));
 	m->flags = flags;
-	m->magic = RTPI_MUTEX_MAGIC_;
 	HG_NOCHECK(m, sizeof(*m));
 	HG_MUTEX_INIT(m);
 	return 0;
@@ -85,7 +106,7 @@ int pi_mutex_destroy(pi_mutex_t *m)
 	if (atomic_load(MWORD(m)) != 0)
 		return EBUSY;
 	HG_DESTROY(m);
-	m->magic = RTPI_DEAD_MAGIC;
+	m->flags |= MUTEX_DEAD;
 	return 0;
 }
 
@@ -139,7 +160,7 @@ int pi_cond_init(pi_cond_t *c, uint32_t flags)
 	memset(c, 0, sizeof(*c));
 	cv_core_init(CCORE(c));
 	c->flags = flags;
-	c->magic = RTPI_COND_MAGIC_;
+	c->state = RTPI_COND_STATE_READY;
 	HG_NOCHECK(c, sizeof(*c));
 	return 0;
 }
@@ -169,7 +190,7 @@ int pi_cond_destroy(pi_cond_t *c)
 	 * mutex (woken waiters do not touch the condvar again) */
 	e = cv_destroy(CCORE(c), cpriv(c), cpriv(c) != 0);
 	if (!e)
-		c->magic = RTPI_DEAD_MAGIC;
+		c->state = COND_DEAD;
 	return e;
 }
 

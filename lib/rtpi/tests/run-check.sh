@@ -61,6 +61,20 @@ run tsan/destroy-preload-linked 0 "$B/tsan/t_destroy_pthread" 16
 run c++11 0 "$B/t_cxx11"
 run c++17 0 "$B/t_cxx17"
 run asan+ubsan/c++17 0 "$B/san/t_cxx17"
+# librtpi 1.0's ABI: programs laid out by librtpi 1.0's header
+# (tests/abi-librtpi10.h), run on this build's librtpi.so.1
+for t in t_abi t_abi_cxx; do
+	lib=$(ldd "$B/$t" 2>/dev/null | awk '$1 == "librtpi.so.1" { print $3 }')
+	if [ "$lib" -ef "$B/librtpi.so.1" ]; then
+		ok "[abi] $t needs librtpi.so.1 and loads this build's ($lib)"
+	else
+		nok "[abi] $t: librtpi.so.1 resolves to '$lib', not $B/librtpi.so.1"
+	fi
+done
+run abi/librtpi-1.0-layout 0 "$B/t_abi"
+run abi/librtpi-1.0-layout-c++ 0 "$B/t_abi_cxx"
+run asan+ubsan/abi 0 "$B/san/t_abi"
+run asan+ubsan/abi-c++ 0 "$B/san/t_abi_cxx"
 for h in t_header t_header_cxx; do
 	if "$B/$h" >"$out" 2>&1; then
 		ok "[header] $h: a program including only rtpi.h (EXIT_FAILURE, pthread_create, PRIu64, errno values, FUTEX_WAITERS) builds with -Wall -Wextra -Werror and runs"

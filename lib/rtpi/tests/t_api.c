@@ -76,9 +76,25 @@ int main(void)
 	pi_mutex_free(NULL);
 	pi_cond_free(NULL);
 
-	/* uninitialized (zeroed) and destroyed objects */
+	/* zeroed and destroyed objects: librtpi 1.0's PI_MUTEX_INIT(0) is
+	 * { 0, 0 }, so a zeroed mutex is an initialized one; a condvar needs
+	 * the state word of PI_COND_INIT / pi_cond_init */
 	memset(&other, 0, sizeof(other));
-	check(pi_mutex_lock(&other) == EINVAL, "never-initialized mutex: EINVAL");
+	check(pi_mutex_lock(&other) == 0 && pi_mutex_unlock(&other) == 0,
+	      "zeroed mutex: valid (librtpi 1.0's PI_MUTEX_INIT(0) is all zero)");
+	memset(&c, 0, sizeof(c));
+	pi_mutex_lock(&other);
+	check(pi_cond_wait(&c, &other) == EINVAL && pi_cond_signal(&c, &other) == EINVAL &&
+	      pi_cond_destroy(&c) == EINVAL,
+	      "zeroed (never-initialized) condvar: EINVAL");
+	pi_mutex_unlock(&other);
+	{
+		pi_mutex_t bm = PI_MUTEX_INIT(0x80);
+		pi_cond_t bc = PI_COND_INIT(0x80);
+
+		check(pi_mutex_lock(&bm) == EINVAL && pi_cond_signal(&bc, &other) == EINVAL,
+		      "static initializers with unknown flags: EINVAL");
+	}
 	pi_mutex_init(&m, 0);
 	check(pi_mutex_destroy(&m) == 0, "destroy an unlocked mutex");
 	check(pi_mutex_lock(&m) == EINVAL && pi_mutex_unlock(&m) == EINVAL &&

@@ -49,8 +49,11 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-static DEFINE_PI_MUTEX(mtx, 0);
-static DEFINE_PI_COND(cnd, 0);
+/* initialized by pi_*_init in main, not statically: the static initializer
+ * values changed with issue 41 (librtpi 1.0's ABI), and OLD may be a build
+ * from before it */
+static pi_mutex_t mtx;
+static pi_cond_t cnd;
 
 #define cpu_ns() clock_ns(CLOCK_THREAD_CPUTIME_ID)
 #define now_ns() clock_ns(CLOCK_MONOTONIC)
@@ -133,6 +136,10 @@ int main(int argc, char **argv)
 	if (argc > 2 || reps < 1 || reps > REPS_MAX || (argc > 1 && strcmp(argv[1], "--help") == 0)) {
 		fprintf(stderr, "usage: rtpi-bench [REPS 1..%d]\n", REPS_MAX);
 		return 2;
+	}
+	if (pi_mutex_init(&mtx, 0) || pi_cond_init(&cnd, 0)) {
+		fprintf(stderr, "rtpi-bench: pi_mutex_init/pi_cond_init failed\n");
+		return 1;
 	}
 	printf("# method: thread CPU time around %ld lock+unlock pairs and %ld signals without waiter (mutex held), "
 	       "wall time around %ld two-thread hand-overs (mutex+condvar); min and median of %d runs; host, not TCG\n",
