@@ -59,10 +59,11 @@ static int direction_of(const struct rule *r, const char *ov, const char *nv)
 }
 
 static void judge(struct report *rep, const struct rules *rs,
+		  const struct kconfig *old, const struct kconfig *new,
 		  const char *name, const char *subject, const char *ov,
 		  const char *nv, const char *note)
 {
-	const struct rule *r = rules_match(rs, name);
+	const struct rule *r = rules_match(rs, name, ov, nv, old, new);
 	struct finding f = { .subject = (char *)subject,
 			     .old_value = (char *)ov, .new_value = (char *)nv };
 	char *why = NULL;
@@ -78,11 +79,17 @@ static void judge(struct report *rep, const struct rules *rs,
 	}
 	f.weight = r->weight;
 	f.ref = r->ref;
+	f.family = r->family;
 	d = direction_of(r, ov, nv);
-	if (r->sev == SEV_NOISE) {
-		f.sev = SEV_NOISE;
+	if (r->sev == SEV_NOISE || r->sev == SEV_NONE) {
+		f.sev = r->sev;
 		why = xasprintf("%s%s", r->why, note ? note : "");
 		f.fix = r->fix;
+	} else if (d > 0 && r->unless && is_on(kconfig_get(new, r->unless))) {
+		f.sev = SEV_INFO;
+		why = xasprintf("covered by CONFIG_%s=y in NEW, otherwise: %s%s",
+				r->unless, r->why, note ? note : "");
+		f.fix = "nothing to do";
 	} else if (d > 0) {
 		f.sev = r->sev;
 		why = xasprintf("%s%s", r->why, note ? note : "");
@@ -144,7 +151,7 @@ static bool structural(struct ctx *c, const char *name, const char *o)
 		values(o, kconfig_get(c->new, to), &ov, &nv);
 		note = xasprintf(" [renamed: CONFIG_%s is CONFIG_%s in NEW]", name, to);
 		if (strcmp(ov, nv)) {
-			judge(c->rep, c->rs, to, subj, ov, nv, note);
+			judge(c->rep, c->rs, c->old, c->new, to, subj, ov, nv, note);
 		} else {
 			free(note);
 			note = xasprintf("renamed: CONFIG_%s is CONFIG_%s in NEW", name, to);
@@ -187,7 +194,7 @@ static void one(struct ctx *c, const char *name, const char *o, const char *n)
 	if (!o && c->told && !ktree_has(c->told, name))
 		note = " [new option in this version]";
 	snprintf(subj, sizeof(subj), "CONFIG_%s", name);
-	judge(c->rep, c->rs, name, subj, ov, nv, note);
+	judge(c->rep, c->rs, c->old, c->new, name, subj, ov, nv, note);
 }
 
 void config_diff(struct report *r, const struct rules *rs,

@@ -42,6 +42,8 @@ static void usage(FILE *f)
 "\n"
 "Options:\n"
 "      --json            JSON instead of text\n"
+"      --all             (config, system) list each option with no latency\n"
+"                        effect; by default they are counted by family\n"
 "      --rules FILE      latency knowledge (default " RULES_DEFAULT ")\n"
 "      --tree DIR        kernel source tree of OLD, then of NEW (config)\n"
 "      --root DIR        audit the tree under DIR instead of / (system)\n"
@@ -57,7 +59,7 @@ static void usage(FILE *f)
 }
 
 struct args {
-	bool json, do_switch;
+	bool json, do_switch, all;
 	const char *rules, *root, *baseline, *rtirqd;
 	const char *tree[MAX_TREES];
 	int ntree, rounds, trace_ms;
@@ -65,13 +67,14 @@ struct args {
 	int npos;
 };
 
-enum { O_JSON = 256, O_RULES, O_TREE, O_ROOT, O_BASELINE, O_RTIRQD,
+enum { O_JSON = 256, O_ALL, O_RULES, O_TREE, O_ROOT, O_BASELINE, O_RTIRQD,
        O_SWITCH, O_ROUNDS, O_TRACEMS };
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lo[] = {
 		{ "json", no_argument, NULL, O_JSON },
+		{ "all", no_argument, NULL, O_ALL },
 		{ "rules", required_argument, NULL, O_RULES },
 		{ "tree", required_argument, NULL, O_TREE },
 		{ "root", required_argument, NULL, O_ROOT },
@@ -88,6 +91,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_JSON: a->json = true; break;
+		case O_ALL: a->all = true; break;
 		case O_RULES: a->rules = optarg; break;
 		case O_ROOT: a->root = optarg; break;
 		case O_BASELINE: a->baseline = optarg; break;
@@ -170,6 +174,7 @@ static int cmd_config(const struct args *a)
 	config_diff(&rep, &rs, &old, &new, a->ntree > 0 ? &t[0] : NULL,
 		    a->ntree > 1 ? &t[1] : NULL);
 	title = xasprintf("%s -> %s", a->pos[1], newpath);
+	rep.all = a->all;
 	report_print(&rep, a->json, title);
 	free(title);
 	rc = report_exit(&rep);
@@ -280,6 +285,7 @@ static int cmd_system(const struct args *a)
 		rc = EXIT_BADINPUT;
 	} else {
 		report_sort(&rep);
+		rep.all = a->all;
 		report_print(&rep, a->json, *o.root ? o.root : "/");
 		rc = report_exit(&rep);
 	}

@@ -55,7 +55,8 @@ char *xasprintf(const char *fmt, ...)
 const char *sev_name(enum severity s)
 {
 	static const char *const names[] = {
-		[SEV_NOISE] = "noise", [SEV_UNKNOWN] = "unknown",
+		[SEV_NOISE] = "noise", [SEV_NONE] = "none",
+		[SEV_UNKNOWN] = "unknown",
 		[SEV_INFO] = "info", [SEV_WARNING] = "warning",
 		[SEV_PROBLEM] = "problem",
 	};
@@ -79,6 +80,7 @@ void report_add(struct report *r, const struct finding *f)
 	d->fix = xstrdup(f->fix);
 	d->evidence = xstrdup(f->evidence);
 	d->ref = xstrdup(f->ref);
+	d->family = xstrdup(f->family);
 }
 
 void report_note(struct report *r, const char *fmt, ...)
@@ -153,6 +155,7 @@ static void print_json(const struct report *r, const char *title)
 		add_str(o, "fix", f->fix);
 		add_str(o, "evidence", f->evidence);
 		add_str(o, "ref", f->ref);
+		add_str(o, "family", f->family);
 		cJSON_AddItemToArray(arr, o);
 	}
 	notes = cJSON_AddArrayToObject(root, "notes");
@@ -166,6 +169,65 @@ static void print_json(const struct report *r, const char *title)
 	cJSON_Delete(root);
 }
 
+static void print_finding(size_t rank, const struct finding *f, bool brief)
+{
+	printf("%4zu %-7s %s", rank, sev_name(f->sev), f->subject);
+	if (f->old_value)
+		printf(": %s -> %s", f->old_value,
+		       f->new_value ? f->new_value : "(unset)");
+	else if (f->new_value)
+		printf(": %s", f->new_value);
+	putchar('\n');
+	if (brief) {	/* "none" with --all: the family says why */
+		printf("       why: %s%s%s\n", f->family ? f->family : "",
+		       f->family ? ": " : "", f->why ? f->why : "");
+		return;
+	}
+	if (f->why)
+		printf("       why: %s\n", f->why);
+	if (f->fix)
+		printf("       fix: %s\n", f->fix);
+	if (f->evidence)
+		printf("       evidence: %s\n", f->evidence);
+	if (f->ref)
+		printf("       ref: %s\n", f->ref);
+}
+
+/*
+ * "No latency effect" findings, unless r->all: one line per family with
+ * its count and reason, in the place of the findings (ranks stay those of
+ * the full list, as in JSON).
+ */
+static void print_none_summary(const struct report *r, size_t from, size_t to)
+{
+	bool *done = calloc(to - from, sizeof(*done));
+
+	printf("     %zu options with no latency effect, by family (--all lists each):\n",
+	       to - from);
+	for (size_t i = from; i < to; i++) {
+		const struct finding *f = &r->v[i];
+		size_t n = 0;
+
+		if (done && done[i - from])
+			continue;
+		if (!f->family) {	/* a rule of its own: by name */
+			printf("         1 %s: %s\n", f->subject, f->why ? f->why : "");
+			continue;
+		}
+		for (size_t j = i; j < to; j++) {
+			const char *a = f->family, *b = r->v[j].family;
+
+			if (b && !strcmp(a, b)) {
+				n++;
+				if (done)
+					done[j - from] = true;
+			}
+		}
+		printf("     %5zu %s: %s\n", n, f->family, f->why ? f->why : "");
+	}
+	free(done);
+}
+
 /* Text: one header line per finding, "RANK SEVERITY SUBJECT: OLD -> NEW",
  * then indented why / fix / evidence / ref lines. */
 static void print_text(const struct report *r, const char *title)
@@ -177,27 +239,21 @@ static void print_text(const struct report *r, const char *title)
 	printf("rtaudit %s: %s\n", r->command, title);
 	for (size_t i = 0; i < r->nnotes; i++)
 		printf("  %s\n", r->notes[i]);
-	printf("%zu findings: %zu problems, %zu warnings, %zu info, %zu impact unknown, %zu noise\n",
+	printf("%zu findings: %zu problems, %zu warnings, %zu info, %zu impact unknown, %zu no latency effect, %zu noise\n",
 	       r->n, count[SEV_PROBLEM], count[SEV_WARNING], count[SEV_INFO],
-	       count[SEV_UNKNOWN], count[SEV_NOISE]);
+	       count[SEV_UNKNOWN], count[SEV_NONE], count[SEV_NOISE]);
 	for (size_t i = 0; i < r->n; i++) {
-		const struct finding *f = &r->v[i];
+		size_t end = i;
 
-		printf("%4zu %-7s %s", i + 1, sev_name(f->sev), f->subject);
-		if (f->old_value)
-			printf(": %s -> %s", f->old_value,
-			       f->new_value ? f->new_value : "(unset)");
-		else if (f->new_value)
-			printf(": %s", f->new_value);
-		putchar('\n');
-		if (f->why)
-			printf("       why: %s\n", f->why);
-		if (f->fix)
-			printf("       fix: %s\n", f->fix);
-		if (f->evidence)
-			printf("       evidence: %s\n", f->evidence);
-		if (f->ref)
-			printf("       ref: %s\n", f->ref);
+		if (r->v[i].sev == SEV_NONE && !r->all) {
+			/* the list is sorted: the "none" findings are a run */
+			while (end < r->n && r->v[end].sev == SEV_NONE)
+				end++;
+			print_none_summary(r, i, end);
+			i = end - 1;
+			continue;
+		}
+		print_finding(i + 1, &r->v[i], r->v[i].sev == SEV_NONE);
 	}
 }
 
@@ -222,6 +278,7 @@ void report_free(struct report *r)
 		free(f->fix);
 		free(f->evidence);
 		free(f->ref);
+		free(f->family);
 	}
 	for (size_t i = 0; i < r->nnotes; i++)
 		free(r->notes[i]);

@@ -10,9 +10,11 @@
 /* Exit status: the worst finding decides (docs in rtaudit.8). */
 enum { EXIT_FINE = 0, EXIT_WARN = 1, EXIT_PROBLEM = 2, EXIT_BADINPUT = 3 };
 
-/* Ranking order, lowest first: noise is shown last, unknown impact just
- * above it, then improvements/neutral facts, warnings, problems. */
-enum severity { SEV_NOISE, SEV_UNKNOWN, SEV_INFO, SEV_WARNING, SEV_PROBLEM };
+/* Ranking order, lowest first: noise is shown last, "no latency effect"
+ * (none) above it, unknown impact above that, then improvements/neutral
+ * facts, warnings, problems. */
+enum severity { SEV_NOISE, SEV_NONE, SEV_UNKNOWN, SEV_INFO, SEV_WARNING,
+		SEV_PROBLEM };
 
 #define ERRLEN 512 /* room for a "file:line: message" error */
 
@@ -26,6 +28,7 @@ struct finding {
 	char *fix;
 	char *evidence;         /* file(s) read */
 	char *ref;
+	char *family;           /* the rules' family that judged it, or NULL */
 };
 
 struct report {
@@ -35,6 +38,7 @@ struct report {
 	char **notes;           /* method lines, figures (clock) */
 	size_t nnotes;
 	void *extra;            /* cJSON object for command-specific data */
+	bool all;               /* text: list "no latency effect" one by one */
 };
 
 const char *sev_name(enum severity s);
@@ -71,8 +75,22 @@ int kconfig_default_path(const char *root, char *out, size_t outlen);
 
 /* The latency knowledge (rules.ini). */
 enum direction { DIR_Y, DIR_N, DIR_LOWER, DIR_HIGHER, DIR_ANY, DIR_VALUE };
+/* What a family rule also asks of the two values (rules.ini "when"). */
+enum when {
+	WHEN_ALWAYS,
+	WHEN_MODULE,            /* n <-> m: not built, or built as a module */
+	WHEN_BUILTIN_MODULE,    /* y <-> m: the same code either way */
+	WHEN_UNSET,             /* a value on one side, unset on the other */
+	WHEN_MODULE_OPTION,     /* on where a prefix of its name is =m */
+};
 struct rule {
-	char *pattern;          /* option name or fnmatch pattern */
+	char *pattern;          /* option name, fnmatch pattern, or the
+				 * family's section name */
+	char *family;           /* "[family: NAME]" sections: NAME */
+	char **match;           /* family: fnmatch patterns of its options */
+	size_t nmatch;
+	enum when when;
+	char *unless;           /* an option that, on in NEW, covers the change */
 	enum severity sev;
 	enum direction dir;
 	char *bad_value;        /* DIR_VALUE */
@@ -90,7 +108,12 @@ struct rules {
 	size_t nren, capren;
 };
 int rules_load(struct rules *rs, const char *path, char *err, size_t errlen);
-const struct rule *rules_match(const struct rules *rs, const char *option);
+/* The rule for an option that changed from ov to nv (normalized values,
+ * "(unset)" for a missing non-bool) between configs old and new. */
+const struct rule *rules_match(const struct rules *rs, const char *option,
+			       const char *ov, const char *nv,
+			       const struct kconfig *old,
+			       const struct kconfig *new);
 const char *rules_renamed(const struct rules *rs, const char *from);
 void rules_free(struct rules *rs);
 

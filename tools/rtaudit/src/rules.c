@@ -1,7 +1,9 @@
 /* rtaudit: the latency knowledge, read from rules.ini with libinih.
  * One section per option (without CONFIG_) or fnmatch pattern, keys
  * severity, bad (the direction that costs latency), weight, why, fix, ref;
- * one [renames] section of OLD = NEW option names. */
+ * "[family: NAME]" sections judge a family of options: match (fnmatch
+ * patterns) and when (a condition on the two values) say which; one
+ * [renames] section of OLD = NEW option names. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <ini.h>
@@ -12,7 +14,9 @@
 #include "rtaudit.h"
 
 #define RENAMES_SECTION "renames"
+#define FAMILY_PREFIX "family:"
 #define WEIGHT_MAX 100
+#define UNSET "(unset)"
 
 struct ctx {
 	struct rules *rs;
@@ -43,6 +47,11 @@ static struct rule *rule_for(struct rules *rs, const char *section)
 	r->pattern = xstrdup(section);
 	r->sev = SEV_UNKNOWN; /* "not given yet" until severity= */
 	r->dir = (enum direction)-1;
+	if (!strncmp(section, FAMILY_PREFIX, strlen(FAMILY_PREFIX))) {
+		const char *n = section + strlen(FAMILY_PREFIX);
+
+		r->family = xstrdup(n + strspn(n, " "));
+	}
 	return r;
 }
 
@@ -50,7 +59,8 @@ static int parse_severity(const char *v, enum severity *s)
 {
 	static const struct { const char *n; enum severity s; } t[] = {
 		{ "problem", SEV_PROBLEM }, { "warning", SEV_WARNING },
-		{ "info", SEV_INFO }, { "noise", SEV_NOISE },
+		{ "info", SEV_INFO }, { "none", SEV_NONE },
+		{ "noise", SEV_NOISE },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(v, t[i].n)) {
@@ -76,6 +86,37 @@ static void parse_bad(struct rule *r, const char *v)
 	r->bad_value = xstrdup(v);
 }
 
+static int parse_when(const char *v, enum when *w)
+{
+	static const struct { const char *n; enum when w; } t[] = {
+		{ "always", WHEN_ALWAYS }, { "module", WHEN_MODULE },
+		{ "builtin-or-module", WHEN_BUILTIN_MODULE },
+		{ "unset", WHEN_UNSET }, { "module-option", WHEN_MODULE_OPTION },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(v, t[i].n)) {
+			*w = t[i].w;
+			return 0;
+		}
+	return -1;
+}
+
+/* "A B C": the family's patterns, appended to those given before */
+static void parse_match(struct rule *r, const char *v)
+{
+	const char *p = v;
+
+	while (*(p += strspn(p, " \t"))) {
+		size_t n = strcspn(p, " \t");
+
+		r->match = xrealloc(r->match, (r->nmatch + 1) * sizeof(*r->match));
+		r->match[r->nmatch] = xrealloc(NULL, n + 1);
+		memcpy(r->match[r->nmatch], p, n);
+		r->match[r->nmatch++][n] = 0;
+		p += n;
+	}
+}
+
 /* inih: return 0 for an error, which it reports with the line number */
 static int handler(void *user, const char *section, const char *name,
 		   const char *value)
@@ -99,7 +140,20 @@ static int handler(void *user, const char *section, const char *name,
 	if (!strcmp(name, "severity")) {
 		if (parse_severity(value, &r->sev)) {
 			snprintf(c->err, c->errlen,
-				 "[%s] severity must be problem, warning, info or noise", section);
+				 "[%s] severity must be problem, warning, info, none or noise", section);
+			return 0;
+		}
+	} else if (!strcmp(name, "match") || !strcmp(name, "when")) {
+		if (!r->family) {
+			snprintf(c->err, c->errlen,
+				 "[%s] \"%s\" belongs to a [family: NAME] section", section, name);
+			return 0;
+		}
+		if (!strcmp(name, "match")) {
+			parse_match(r, value);
+		} else if (parse_when(value, &r->when)) {
+			snprintf(c->err, c->errlen,
+				 "[%s] when must be always, module, builtin-or-module, unset or module-option", section);
 			return 0;
 		}
 	} else if (!strcmp(name, "bad")) {
@@ -114,6 +168,9 @@ static int handler(void *user, const char *section, const char *name,
 			return 0;
 		}
 		r->weight = (int)w;
+	} else if (!strcmp(name, "unless")) {
+		free(r->unless);
+		r->unless = xstrdup(value);
 	} else if (!strcmp(name, "why")) {
 		free(r->why);
 		r->why = xstrdup(value);
@@ -136,6 +193,7 @@ static int validate(const struct rules *rs, char *err, size_t errlen)
 		const struct rule *r = &rs->v[i];
 		const char *missing = r->sev == SEV_UNKNOWN ? "severity" :
 				      (int)r->dir == -1 ? "bad" :
+				      r->family && !r->nmatch ? "match" :
 				      !r->why ? "why" : !r->fix ? "fix" :
 				      !r->ref ? "ref" : NULL;
 
@@ -198,16 +256,90 @@ int rules_load(struct rules *rs, const char *path, char *err, size_t errlen)
 	return validate(rs, err, errlen);
 }
 
-/* an exact entry wins over a pattern; patterns in file order */
-const struct rule *rules_match(const struct rules *rs, const char *option)
+static bool is_off(const char *v)
+{
+	return !strcmp(v, "n") || !strcmp(v, UNSET);
+}
+
+static bool in_set(const char *v, const char *a, const char *b)
+{
+	return !strcmp(v, a) || !strcmp(v, b);
+}
+
+/*
+ * Is option (on in kc) an option of a module: a prefix of its name, cut
+ * at an underscore, is =m in kc?  (B43_PHY_N with B43=m, NF_CONNTRACK_MARK
+ * with NF_CONNTRACK=m.)  Its code then goes into that module.
+ */
+static bool in_module(const struct kconfig *kc, const char *option)
+{
+	char name[256];
+	char *us;
+
+	if (!kc || strlen(option) >= sizeof(name))
+		return false;
+	strcpy(name, option);
+	while ((us = strrchr(name, '_'))) {
+		const char *v;
+
+		*us = 0;
+		v = kconfig_get(kc, name);
+		if (v && !strcmp(v, "m"))
+			return true;
+	}
+	return false;
+}
+
+static bool when_holds(const struct rule *r, const char *option,
+		       const char *ov, const char *nv,
+		       const struct kconfig *old, const struct kconfig *new)
+{
+	switch (r->when) {
+	case WHEN_ALWAYS:
+		return true;
+	case WHEN_MODULE:
+		return in_set(ov, "n", "m") && in_set(nv, "n", "m");
+	case WHEN_BUILTIN_MODULE:
+		return in_set(ov, "y", "m") && in_set(nv, "y", "m");
+	case WHEN_UNSET:
+		return !strcmp(ov, UNSET) || !strcmp(nv, UNSET);
+	case WHEN_MODULE_OPTION:
+		/* every side where it is on has its module =m */
+		return (is_off(ov) || in_module(old, option)) &&
+		       (is_off(nv) || in_module(new, option)) &&
+		       !(is_off(ov) && is_off(nv));
+	}
+	return false;
+}
+
+static bool family_matches(const struct rule *r, const char *option)
+{
+	for (size_t i = 0; i < r->nmatch; i++)
+		if (!fnmatch(r->match[i], option, 0))
+			return true;
+	return false;
+}
+
+/*
+ * An exact entry wins; then pattern entries and families in file order
+ * (a family: one of its patterns matches and its "when" holds).
+ */
+const struct rule *rules_match(const struct rules *rs, const char *option,
+			       const char *ov, const char *nv,
+			       const struct kconfig *old,
+			       const struct kconfig *new)
 {
 	for (size_t i = 0; i < rs->n; i++)
-		if (!strcmp(rs->v[i].pattern, option))
+		if (!rs->v[i].family && !strcmp(rs->v[i].pattern, option))
 			return &rs->v[i];
-	for (size_t i = 0; i < rs->n; i++)
-		if (strpbrk(rs->v[i].pattern, "*?[") &&
-		    !fnmatch(rs->v[i].pattern, option, 0))
-			return &rs->v[i];
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct rule *r = &rs->v[i];
+
+		if (r->family ? family_matches(r, option) &&
+				when_holds(r, option, ov, nv, old, new) :
+		    strpbrk(r->pattern, "*?[") && !fnmatch(r->pattern, option, 0))
+			return r;
+	}
 	return NULL;
 }
 
@@ -223,6 +355,11 @@ void rules_free(struct rules *rs)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->v[i].pattern);
+		free(rs->v[i].family);
+		free(rs->v[i].unless);
+		for (size_t j = 0; j < rs->v[i].nmatch; j++)
+			free(rs->v[i].match[j]);
+		free(rs->v[i].match);
 		free(rs->v[i].bad_value);
 		free(rs->v[i].why);
 		free(rs->v[i].fix);

@@ -52,8 +52,11 @@ $RTAUDIT --rules "$RULES" config $FIX/lab-rt.config "$work/config.gz" >"$work/gz
 ranked "$work/gz.txt" >"$work/gz.ranked"
 same "config from a gzip file (as /proc/config.gz)" $EXP/rt-to-rt-debug.ranked "$work/gz.ranked"
 
-# 5. JSON: valid, same order, exit status inside
+# 5. JSON: valid, same order as the text with --all (every option listed),
+# exit status inside
 $RTAUDIT --json --rules "$RULES" config $FIX/lab-rt.config $FIX/lab-rt-debug.config >"$work/j.json"
+$RTAUDIT --all --rules "$RULES" config $FIX/lab-rt.config $FIX/lab-rt-debug.config >"$work/rtdbg-all.txt"
+ranked "$work/rtdbg-all.txt" >"$work/rtdbg-all.ranked"
 if python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -61,8 +64,8 @@ r = [l.split()[2].rstrip(":") for l in open(sys.argv[2])]
 assert [f["subject"] for f in d["findings"]] == r, "order differs"
 assert d["exit_status"] == 2 and d["findings"][0]["severity"] == "problem"
 assert all(f.get("why") for f in d["findings"])
-' "$work/j.json" "$work/rtdbg.ranked"; then
-	pass "config --json: valid, same ranking as the text, exit_status 2"
+' "$work/j.json" "$work/rtdbg-all.ranked"; then
+	pass "config --json: valid, same ranking as the text --all, exit_status 2"
 else
 	fail "config --json"
 fi

@@ -10,7 +10,7 @@ pass() { echo "ok - $*"; }
 fail() { echo "not ok - $*"; failed=$((failed + 1)); }
 
 # ranked OUTFILE: the findings' header lines ("RANK SEVERITY SUBJECT: ...")
-ranked() { grep -E '^ *[0-9]+ (problem|warning|info|unknown|noise) ' "$1"; }
+ranked() { grep -E '^ *[0-9]+ (problem|warning|info|unknown|none|noise) ' "$1"; }
 
 # same NAME EXPECTED ACTUAL: pass if the files are identical, else show the
 # diff.  RTAUDIT_UPDATE=1 rewrites EXPECTED first (after a rules.ini change:
