@@ -19,6 +19,15 @@
 # <test>.prev/console.log and <test>.prev/out/ (RTLAB_PREV in the guest).
 # A first phase that does not panic fails, and its second phase is not run.
 #
+# A boot whose first kernel splat is an int3 trap at an address that no
+# longer holds an int3 (labcheck stale-int3: multi-threaded TCG ran a stale
+# translation of code the kernel had patched; docs/results/lab.md) is
+# booted again with the same tests, EMULATOR_RETRIES times at most (default
+# 1); the faulted boot's files stay in <dir>.emulator-fault, its TAP out of
+# the results, and the retry is printed ("# emulator fault: ...") and
+# counted in build/run/<suite>/emulator-faults.  A second such fault in
+# the same place fails as any splat does.
+#
 # Environment: ACCEL=tcg|tcg1|kvm|icount (default: the header's accel=, else
 # tcg; lab/lib/machine.sh),
 # BOOT_TIMEOUT (s, default 60),
@@ -145,10 +154,12 @@ progress() {
 # panicked DIR: the test whose first phase panicked as expected, if any
 panicked() { awk '$2 == "panicked" { print $1 }' "$1/status"; }
 
+retries_max=${EMULATOR_RETRIES:-1}
+[[ "$retries_max" == +([0-9]) ]] || { echo "run: EMULATOR_RETRIES=$retries_max: takes a number" >&2; exit 2; }
 for k in "${order[@]}"; do
 	machine_import "${group_machine[$k]}"
 	read -ra remaining <<<"${group_tests[$k]}"
-	nboot=0 phase2= prev=
+	nboot=0 phase2= prev= retries=0
 	while [ ${#remaining[@]} -gt 0 ]; do
 		nboot=$((nboot + 1))
 		d=$rundir/$k-$nboot
@@ -161,7 +172,18 @@ for k in "${order[@]}"; do
 		"$labcheck" guest --console "$d/console.log" --outdir "$d/out" \
 			--status "$d/status" --label "$M_kernel cpus=$M_cpus $M_accel wall=$(cat "$d/wall")s" \
 			"${panicopts[@]}" "${names[@]}" >"$d/result.tap"
-		[ $? = 0 ] || overall=1
+		brc=$?
+		# the emulator's stale int3, not the kernel's: the same tests again
+		if [ "$brc" != 0 ] && [ "$retries" -lt "$retries_max" ] &&
+		   why=$("$labcheck" stale-int3 "$d/console.log"); then
+			retries=$((retries + 1))
+			mv "$d/result.tap" "$d/result.tap.emulator-fault"
+			mv "$d" "$d.emulator-fault"
+			echo "# emulator fault: boot $k-$nboot ($M_accel, $(qemu_version)): $why; booting again" |
+				tee -a "$rundir/emulator-faults"
+			continue
+		fi
+		[ "$brc" = 0 ] || overall=1
 		cat "$d/result.tap"
 		# Continue after the last test that ended or crashed; stop if the
 		# boot made no progress at all.

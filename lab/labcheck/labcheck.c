@@ -26,6 +26,14 @@
  *   labcheck splats LOG
  *	Print every kernel splat in a console log with its context; exit 1
  *	if there is one.
+ *   labcheck stale-int3 LOG
+ *	Exit 0 when the first kernel splat of the log is an "Oops: int3" whose
+ *	"Code:" line shows, at the trapping address, a byte that is not int3
+ *	(0xcc): the CPU ran an int3 that memory no longer holds, which the
+ *	x86 rules for cross-modifying code (text_poke_bp(): int3, sync, new
+ *	bytes, sync) exclude, and which multi-threaded TCG does (a stale
+ *	translation; docs/results/lab.md).  Prints the address and the byte.
+ *	Exit 1 otherwise.  The harness boots again after such a boot, once.
  *   labcheck tally FILE...
  *	Count the top-level TAP points of each file; the last line is
  *	"N passed, N failed" (", N skipped" when some were); exit 1 on any
@@ -270,6 +278,55 @@ static int report_splats(const struct console *c, size_t from, size_t to,
 		i = end - 1;
 	}
 	return count;
+}
+
+/*
+ * The byte before "<..>" in an oops's "Code:" line: the int3 trap leaves
+ * RIP one past the int3, and the line marks the byte at RIP with <..>.
+ * Returns the byte (0-255), or -1 when the line has no such pair.
+ */
+static int code_byte_before_rip(const char *code)
+{
+	const char *lt = strchr(code, '<');
+	unsigned int b;
+
+	if (!lt || lt - code < 3 || lt[-1] != ' ')
+		return -1;
+	if (sscanf(lt - 3, "%2x", &b) != 1 || !isxdigit((unsigned char)lt[-3]) ||
+	    !isxdigit((unsigned char)lt[-2]))
+		return -1;
+	return (int)b;
+}
+
+/*
+ * Is the first splat in lines [from, to) an "Oops: int3" whose trapping
+ * address holds something else than int3?  *where gets its RIP line and
+ * *byte the byte found there.
+ */
+static bool stale_int3(const struct console *c, size_t from, size_t to,
+		       const char **where, int *byte)
+{
+	for (size_t i = from; i < to; i++) {
+		if (!splat_pattern(&c->lines[i]))
+			continue;
+		if (!strstr(c->lines[i].kmsg, "Oops: int3"))
+			return false;
+		*where = NULL;
+		for (size_t j = i + 1; j < to && j < i + 8; j++) {
+			const char *k = c->lines[j].kmsg;
+
+			if (!k)
+				continue;
+			if (!strncmp(k, "RIP:", 4))
+				*where = k;
+			if (!strncmp(k, "Code:", 5)) {
+				*byte = code_byte_before_rip(k);
+				return *byte >= 0 && *byte != 0xcc;
+			}
+		}
+		return false;
+	}
+	return false;
 }
 
 static void print_tail(const struct console *c, size_t upto)
@@ -757,6 +814,25 @@ static int cmd_splats(int argc, char **argv)
 	return n ? 1 : 0;
 }
 
+static int cmd_stale_int3(int argc, char **argv)
+{
+	struct console c;
+	const char *where = NULL;
+	int byte = -1;
+	bool stale;
+
+	if (argc != 1)
+		return fprintf(stderr, "labcheck: stale-int3 takes one console log\n"), 2;
+	if (read_console(argv[0], &c))
+		return fprintf(stderr, "labcheck: %s: %s\n", argv[0], strerror(errno)), 2;
+	stale = stale_int3(&c, 0, c.n, &where, &byte);
+	if (stale)
+		printf("stale int3: %s, memory holds 0x%02x there, not int3 (0xcc)\n",
+		       where ? where : "RIP unknown", byte);
+	free_console(&c);
+	return stale ? 0 : 1;
+}
+
 static int cmd_tally(int argc, char **argv)
 {
 	int pass = 0, fail = 0, skip = 0, empty = 0;
@@ -830,6 +906,7 @@ static void usage(FILE *f)
 		"usage: labcheck guest --console LOG [--outdir DIR] [--status FILE] [--label L]\n"
 		"                      [--expect-panic TEST]... [--after-panic TEST]... TEST...\n"
 		"       labcheck splats LOG\n"
+		"       labcheck stale-int3 LOG\n"
 		"       labcheck tally TAPFILE...\n"
 		"\n"
 		"guest   turn one boot's console log and per-test TAP files into TAP,\n"
@@ -844,6 +921,8 @@ static void usage(FILE *f)
 		"        is; ending or hanging without a panic fails\n"
 		"        --after-panic TEST: phase 2 of such a test, judged normally\n"
 		"splats  print every kernel splat of a console log (exit 1 if any)\n"
+		"stale-int3  exit 0 when the log's first splat is an \"Oops: int3\" at\n"
+		"        an address that holds no int3 (an emulator's stale code)\n"
 		"tally   count TAP files; the last line is \"N passed, N failed\"\n");
 }
 
@@ -857,6 +936,8 @@ int main(int argc, char **argv)
 		return cmd_guest(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "splats"))
 		return cmd_splats(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "stale-int3"))
+		return cmd_stale_int3(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "tally"))
 		return cmd_tally(argc - 2, argv + 2);
 	fprintf(stderr, "labcheck: unknown command '%s'\n", argv[1]);

@@ -49,6 +49,10 @@ for t in ${run//,/ }; do
 	rc=$?
 	case $rc in
 	99) kmsg "Kernel panic - not syncing: fake panic"; exit 0 ;;
+	97) kmsg "Oops: int3: 0000 [#1] PREEMPT_RT SMP"	# the emulator's stale int3
+	    kmsg "RIP: 0010:__schedule+0x3cd/0x5cd"
+	    kmsg "Code: 48 89 da $FAKE_BYTE <a0> e2 bf ff"
+	    kmsg "Kernel panic - not syncing: Fatal exception in interrupt"; exit 0 ;;
 	98) exit 0 ;;
 	esac
 	mv "$RTLAB_OUT/tap.partial" "$RTLAB_OUT/tap"
@@ -94,6 +98,27 @@ t "c: phase 1 passed before that" has "$o" '^ok [0-9]+ c-p2crash: phase 1: panic
 t "d: a panic in phase 2 fails it" has "$o" '^not ok [0-9]+ d-p2panic: kernel splat while it ran \(1\): Kernel panic'
 t "d: and does not start a third phase" sh -c "! grep -rq 'd-p2panic timeout=5 phase=2' '$r/rt-debug-c2-m512-tno-6/console.log'"
 t "e: the test after them all runs, without a phase" has "$o" '^ok [0-9]+ e-plain: runs after them, phase unset'
+
+# an emulator fault (lab/cmd/run.sh): the first boot's only splat is an
+# int3 trap where memory holds the patched byte; the boot is run again
+# once, and the fault is printed and counted, not hidden
+tst f-emu "" 'n=$(cat "$FAKE_STATE/f" 2>/dev/null || echo 0); echo $((n + 1)) >"$FAKE_STATE/f"
+echo "ok 1 before the fault"; [ "$n" -ge "${FAKE_FAULTS:-1}" ] || exit 97; echo "ok 2 after it"'
+mkdir -p "$tmp/state"
+FAKE_STATE=$tmp/state FAKE_BYTE=e8 runit emu "$tmp"/t/f-emu "$tmp"/t/e-plain
+t "emulator fault: the boot runs again and passes (exit 0)" sh -c "grep -qx 0 '$tmp/emu.rc' && grep -q '^ok [0-9]* f-emu: after it' '$tmp/emu.out'"
+t "emulator fault: printed and counted in the suite's emulator-faults" \
+	sh -c "grep -q '^# emulator fault: boot .*memory holds 0xe8' '$tmp/emu.out' && [ \$(wc -l <'$b/run/emu/emulator-faults') = 1 ]"
+t "emulator fault: the faulted boot kept aside, its TAP out of the results" \
+	sh -c "ls -d '$b'/run/emu/*.emulator-fault >/dev/null && [ \$(ls '$b'/run/emu/*/result.tap | wc -l) = 1 ]"
+rm -f "$tmp/state/f"
+FAKE_STATE=$tmp/state FAKE_BYTE=e8 FAKE_FAULTS=5 runit emu2 "$tmp"/t/f-emu
+t "emulator fault twice: the second fails as a splat (exit 1)" \
+	sh -c "grep -qx 1 '$tmp/emu2.rc' && grep -q '^not ok [0-9]* f-emu: .*Oops: int3' '$tmp/emu2.out'"
+rm -f "$tmp/state/f"
+FAKE_STATE=$tmp/state FAKE_BYTE=cc runit emu3 "$tmp"/t/f-emu
+t "an int3 still in memory (0xcc) is the kernel's: no second boot (exit 1)" \
+	sh -c "grep -qx 1 '$tmp/emu3.rc' && ! grep -q 'emulator fault' '$tmp/emu3.out' && [ \$(ls -d '$b'/run/emu3/*/ | wc -l) = 1 ]"
 
 # negative control: a-panic without expect=panic is a test that crashed
 tst a-panic "" "$(sed -n '3,$p' "$tmp/t/a-panic")"

@@ -93,6 +93,19 @@ t "splats: exit 1 and counts 2" sh -c "[ $rc = 1 ] && grep -q '2 kernel splats' 
 "$lc" splats "$fx/clean.log" >/dev/null 2>&1
 t "splats: clean log exits 0" test $? = 0
 
+# stale-int3: the emulator's signature (an int3 trap where memory holds the
+# patched byte), told apart from an int3 that is still in memory and from
+# an int3 oops that follows another splat
+"$lc" stale-int3 "$fx/stale-int3.log" >"$tmp/si"
+t "stale-int3: an int3 trap where memory holds 0xe8 is the emulator's (exit 0, names RIP and byte)" \
+	sh -c "[ $? = 0 ] && grep -q 'RIP: 0010:__schedule+0x3cd/0x5cd, memory holds 0xe8' '$tmp/si'"
+"$lc" stale-int3 "$fx/held-int3.log" >/dev/null
+t "stale-int3: an int3 still in memory (0xcc) is the kernel's (exit 1)" test $? = 1
+"$lc" stale-int3 "$fx/after-bug-int3.log" >/dev/null
+t "stale-int3: an int3 oops after another splat is not taken for the emulator's (exit 1)" test $? = 1
+"$lc" stale-int3 "$fx/clean.log" >/dev/null
+t "stale-int3: a clean log (exit 1)" test $? = 1
+
 printf 'ok 1 a\nnot ok 2 b\nok 3 c # SKIP x\n' >"$tmp/t1"
 printf '1..2\nok 1 a\nok 2 b\n' >"$tmp/t2"
 "$lc" tally "$tmp/t1" "$tmp/t2" >"$tmp/tally"
