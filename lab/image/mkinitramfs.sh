@@ -26,7 +26,7 @@ die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
 # Guest-side sources.
 guest_sources=(lab/image/init tests/guest tests/stress bench/guest
-	lab/selftest/harness lab/selftest/reboot kernel/configs)
+	lab/selftest/harness lab/selftest/reboot lab/selftest/textpoke kernel/configs)
 
 # pack DIR OUT: DIR as an uncompressed newc archive (unpacking a gzip'd
 # archive costs seconds of boot under TCG); "." becomes the guest's /
@@ -85,6 +85,8 @@ guest_layer() {
 	install_exec "$top"/tests/stress/* "$g/rtlab/stress"
 	install_exec "$top"/lab/selftest/reboot/* "$g/rtlab/reboot"
 	install_exec "$top"/lab/selftest/harness/* "$g/rtlab/selftest"
+	install_exec "$top"/lab/selftest/textpoke/* "$g/rtlab/textpoke"
+	install -m 0644 "$top/lab/selftest/textpoke/body.sh" "$g/rtlab/textpoke/"
 	install_exec "$top"/bench/guest/*.sh "$g/rtlab/bench"
 	# base and the bootable variants' fragments (00-smoke compares them)
 	mkdir -p "$g/rtlab/configs"

@@ -300,7 +300,7 @@ machine_qemu() {
 		[[ "$QEMU_GDB" == [1-9]+([0-9]) ]] || { echo "lab: QEMU_GDB=$QEMU_GDB: takes a TCP port" >&2; return 2; }
 		append+=" nokaslr"
 	fi
-	QEMU=(qemu-system-x86_64 -machine "${M_chipset:-pc}" -m "$M_mem" -smp "$M_cpus" -no-reboot
+	QEMU=("$(qemu_system)" -machine "${M_chipset:-pc}" -m "$M_mem" -smp "$M_cpus" -no-reboot
 		-display none -kernel "$bz" -initrd "$initrd" -append "$append"
 		-virtfs "local,path=$d/out,mount_tag=rtlabout,security_model=none,id=rtlabout"
 		-nic none)
@@ -341,6 +341,12 @@ machine_qemu() {
 	esac
 	printf '%q ' "${QEMU[@]}" >"$d/qemu.cmd"
 }
+
+# qemu_system: the QEMU binary (QEMU_SYSTEM, default qemu-system-x86_64:
+# the one make deps installs, from bookworm-backports; lab/README.md's "The
+# emulator" says why); qemu_version: "QEMU x.y.z" of it
+qemu_system() { echo "${QEMU_SYSTEM:-qemu-system-x86_64}"; }
+qemu_version() { "$(qemu_system)" --version 2>/dev/null | sed -n '1s/.*version \([^ ]*\).*/QEMU \1/p'; }
 
 machine_stop() { [ "$M_tpm" != yes ] || swtpm_stop "$1"; }
 
