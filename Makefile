@@ -7,8 +7,12 @@ export BUILD
 # kernel/configs/<variant>.config (lab/lib/machine.sh); build-only ones
 # (first line "# rtlab: build-only") are built by "make build-only" (and
 # make check), never booted
-# (make VARIANTS=rt ... builds and packs only those: make demo does)
+# (make VARIANTS=rt ... builds and packs only those; "make demo" alone
+# builds only the kernel it boots, the default of role "demo")
 VARIANTS   := $(shell lab/rtlab variants)
+ifeq ($(MAKECMDGOALS),demo)
+VARIANTS   := $(shell lab/rtlab default-kernel demo)
+endif
 BUILD_ONLY := $(shell lab/rtlab variants --build-only)
 COMPONENTS := $(patsubst %/Makefile,%,$(wildcard lib/*/Makefile tools/*/Makefile)) tests/progs
 LABCHECK := $(BUILD)/bin/labcheck
@@ -86,9 +90,7 @@ reboot-test: initramfs
 shell: initramfs
 	@lab/rtlab shell
 
-# the demo builds only the kernel it boots (the default of role "demo")
-demo: | deps
-	@$(MAKE) --no-print-directory initramfs VARIANTS="$$(lab/rtlab default-kernel demo)"
+demo: initramfs
 	@lab/rtlab demo
 
 # make bench [B="name ..."]: all benchmarks, or the named ones of bench/guest
