@@ -46,7 +46,6 @@ else
 	tap_fail "rtlab_irqsim loads"
 fi
 
-up() { cut -d' ' -f1 /proc/uptime; }
 tap_diag "irq threads done at $(up) s"
 # 2. an RT group's share on CPU 1
 share= oshare=
