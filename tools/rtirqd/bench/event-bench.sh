@@ -4,21 +4,25 @@
 # for a free, on fake trees of 20/200/2000 irqs and 100/1000/10000 kernel
 # threads.  --before COMMIT measures that commit's src/ the same way
 # (bench/event_bench.c built against it).  Prints a markdown table; also
-# written to build/bench/event-bench.md.
-# Usage: sh bench/event-bench.sh [--before COMMIT] [--cycles N]
+# written to build/bench/event-bench.md.  --build-only compiles what the
+# run would (into build/bench/) and stops: make bench-build, which the host
+# test tests/host/bench-build.sh runs in make check.
+# Usage: sh bench/event-bench.sh [--before COMMIT] [--cycles N] [--build-only]
 set -eu
 cd "$(dirname "$0")/.."
 CC=${CC:-cc}
 CYCLES=20
 BEFORE=
+BUILD_ONLY=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--before) BEFORE=$2; shift 2 ;;
 	--cycles) CYCLES=$2; shift 2 ;;
-	*) echo "usage: $0 [--before COMMIT] [--cycles N]" >&2; exit 1 ;;
+	--build-only) BUILD_ONLY=1; shift ;;
+	*) echo "usage: $0 [--before COMMIT] [--cycles N] [--build-only]" >&2; exit 1 ;;
 	esac
 done
-for t in strace valgrind; do
+[ "$BUILD_ONLY" = 1 ] || for t in strace valgrind; do
 	command -v $t >/dev/null || { echo "event-bench: needs $t (tools/rtirqd/deps)" >&2; exit 1; }
 done
 OUT=build/bench
@@ -28,17 +32,29 @@ chmod 755 "$W"
 trap 'rm -rf "$W"' EXIT
 FLAGS="-std=c11 -Wall -Wextra -D_GNU_SOURCE -O2 -g"
 
-build() {	# name srcdir
-	$CC $FLAGS -I"$2" -o "$W/$1" bench/event_bench.c "$2/rules.c" \
-		"$2/task.c" "$2/apply.c" "$2/log.c" -lpthread
+# name srcdir includedir [extra flags]: the shared C helpers (include/rtlab)
+# are on the include path, as in the Makefile; the current code also with
+# the Makefile's -Werror
+build() {
+	$CC $FLAGS ${4:-} -I"$2" -I"$3" -o "$W/$1" bench/event_bench.c \
+		"$2/rules.c" "$2/task.c" "$2/apply.c" "$2/log.c" -lpthread
 }
-build now src
+build now src ../../include -Werror
 variants=now
 if [ -n "$BEFORE" ]; then
+	# that commit's src/ and, when it had them, its shared headers
+	top=$(git rev-parse --show-toplevel)
 	mkdir "$W/before-src"
-	git archive "$BEFORE" src | tar -x -C "$W/before-src"
-	build before "$W/before-src/src"
+	paths=tools/rtirqd/src
+	git -C "$top" cat-file -e "$BEFORE:include" 2>/dev/null && paths="$paths include"
+	git -C "$top" archive "$BEFORE" $paths | tar -x -C "$W/before-src"
+	build before "$W/before-src/tools/rtirqd/src" "$W/before-src/include"
 	variants="before now"
+fi
+if [ "$BUILD_ONLY" = 1 ]; then
+	for v in $variants; do cp "$W/$v" "$OUT/event-bench-$v"; done
+	echo "event-bench: built $(for v in $variants; do printf '%s ' "$OUT/event-bench-$v"; done)"
+	exit 0
 fi
 
 # per_event FILE: strace lines between the markers, per event (new, free)
