@@ -19,6 +19,8 @@
 #                 the image has one (make bench B=rtpi-wakeup RTPI_BASE=<ref>;
 #                 lib/rtpi install-base): the same binary, the old library
 #                 through LD_LIBRARY_PATH, so the two run side by side
+#                 (rtpi-wakeup links librtpi.so.1 dynamically and names the
+#                 file it ran on, librtpi=; checked below)
 # RTPI_MODES overrides the list and its order.
 # Without PI, H (woken, blocked on the mutex) waits for the hog's burst.
 # Under TCG absolute latencies are emulator time: compare the ratios.
@@ -108,6 +110,14 @@ if [ -f "$out/rtpi-base.json" ]; then
 	    -v np="$(get rtpi p99_us)" -v c="$(cat "$BASE/commit" 2>/dev/null)" 'BEGIN {
 		if (b > 0 && bp > 0) printf "# rtpi vs rtpi-base (librtpi.so of %s), same run: median %.3f, p99 %.3f (goal <= 1.05)\n", c, n / b, np / bp }'
 	tap_check "rtpi-base: median wake-up below half the hog burst" pi_below rtpi-base
+	# an A/B of two libraries only if each mode ran on its own: rtpi-base
+	# on the earlier build's file, rtpi on another (a static link would
+	# name the program itself for both)
+	lib_of() { sed -n 's/.*"librtpi": *"\([^"]*\)".*/\1/p' "$out/$1.json" 2>/dev/null; }
+	echo "# librtpi: rtpi-base $(lib_of rtpi-base), rtpi $(lib_of rtpi)"
+	two_libs() { [ "$1" = "$BASE/librtpi.so.1" ] && [ -n "$2" ] && [ "$2" != "$1" ] && [ "$2" != "$W" ]; }
+	ran rtpi && tap_check "rtpi-base ran on $BASE/librtpi.so.1, rtpi on another librtpi.so.1" \
+		two_libs "$(lib_of rtpi-base)" "$(lib_of rtpi)"
 fi
 tap_tcg_caveat latencies
 tap_done

@@ -161,5 +161,31 @@ else
 		nok "[inversion] glibc baseline: status $rc: $res"
 fi
 
+# the wake-up benchmark runs on the librtpi.so.1 that LD_LIBRARY_PATH names
+# (bench/guest/rtpi-wakeup.sh's rtpi-base mode compares two builds that way):
+# linked dynamically, with a RUNPATH (searched after LD_LIBRARY_PATH), no
+# RPATH (searched before it); on the host, the library of a copy directory
+wk="$B/rtpi-wakeup"
+dyn=$(readelf -d "$wk" 2>&1)
+if echo "$dyn" | grep -q 'NEEDED.*\[librtpi\.so\.1\]' && echo "$dyn" | grep -q '(RUNPATH)' &&
+   ! echo "$dyn" | grep -q '(RPATH)'; then
+	ok "[wakeup] rtpi-wakeup needs librtpi.so.1, RUNPATH and no RPATH"
+else
+	nok "[wakeup] rtpi-wakeup's dynamic section: $(echo "$dyn" | grep -E 'NEEDED|PATH' | tr -s ' ' | tr '\n' ';')"
+fi
+if ! chrt -f 1 true 2>/dev/null; then
+	skip "[wakeup] runs on the library LD_LIBRARY_PATH names" "no SCHED_FIFO on this host"
+else
+	wd=$(mktemp -d)
+	cp "$B/librtpi.so.1.0.0" "$wd/" && ln -s librtpi.so.1.0.0 "$wd/librtpi.so.1"
+	res=$(LD_LIBRARY_PATH=$wd timeout 30 "$wk" -m rtpi -n 50 -H 50 -g 100 2>&1)
+	echo "# $res"
+	case $res in
+	*" librtpi=$wd/librtpi.so.1") ok "[wakeup] 50 host wake-ups on the librtpi.so.1 of LD_LIBRARY_PATH" ;;
+	*) nok "[wakeup] LD_LIBRARY_PATH=$wd: not run on its librtpi.so.1" ;;
+	esac
+	rm -rf "$wd"
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

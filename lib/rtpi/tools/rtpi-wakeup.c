@@ -191,9 +191,15 @@ int main(int argc, char **argv)
 	double us_min = lat[0] / 1e3, us_med = lat[iters / 2] / 1e3,
 	       us_p99 = lat[p99i] / 1e3, us_max = lat[iters - 1] / 1e3;
 
+	/* the librtpi these figures are of: the file that defines pi_cond_signal
+	 * in this process (LD_LIBRARY_PATH picks it, bench/guest/rtpi-wakeup.sh) */
+	Dl_info dli;
+	const char *lib = dladdr((void *)pi_cond_signal, &dli) && dli.dli_fname ?
+			  dli.dli_fname : "?";
+
 	printf("mode=%s n=%ld hog_us=%ld gap_us=%ld min_us=%.1f median_us=%.1f p99_us=%.1f "
-	       "max_us=%.1f mean_us=%.1f cpu=%d\n", impl_names[o.impl], iters, hog_us, gap_us,
-	       us_min, us_med, us_p99, us_max, mean / 1e3, g_cpu);
+	       "max_us=%.1f mean_us=%.1f cpu=%d librtpi=%s\n", impl_names[o.impl], iters, hog_us,
+	       gap_us, us_min, us_med, us_p99, us_max, mean / 1e3, g_cpu, lib);
 	if (o.json) {
 		cJSON *j = cJSON_CreateObject();
 
@@ -207,6 +213,7 @@ int main(int argc, char **argv)
 		cJSON_AddNumberToObject(j, "max_us", rtlab_json_round(us_max, 1));
 		cJSON_AddNumberToObject(j, "mean_us", rtlab_json_round(mean / 1e3, 1));
 		cJSON_AddNumberToObject(j, "cpu", g_cpu);
+		cJSON_AddStringToObject(j, "librtpi", lib);
 		if (rtlab_json_write(o.json, j))
 			die("%s: %s", o.json, strerror(errno));
 	}
