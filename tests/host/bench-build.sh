@@ -20,7 +20,8 @@ set -uo pipefail
 host_test bench-build
 cd "$top" || exit 1
 # as lab/image/stage-tools.sh: keep make's flags, drop a caller's variables
-export MAKEFLAGS="${MAKEFLAGS:-}"; MAKEFLAGS=${MAKEFLAGS%% -- *}
+export MAKEFLAGS
+MAKEFLAGS=$(printenv MAKEFLAGS | sed 's/ -- .*//')
 unset MAKEOVERRIDES
 
 # paths the guest benchmarks may name that no build makes: made on request
