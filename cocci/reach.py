@@ -25,7 +25,8 @@ import re
 
 RT_ARCHES = ('x86', 'arm64', 'riscv')
 CONFIGS = ('x86_64', 'arm64', 'riscv')
-TAGS = ('rt-reachable', 'non-rt-arch', 'kconfig-excludes-rt', 'dead-code', 'test-code')
+TAGS = ('rt-reachable', 'non-rt-arch', 'kconfig-excludes-rt', 'dead-code', 'test-code',
+        'reviewed-fp', 'suspend-only')
 TEST_PATH = re.compile(
     r'(^|/)(samples|selftests?|kunit|tests?)/|(^|/)(test_[^/]*|[^/]*[_-](test|tests|kunit|selftest)'
     r'|[^/]*-selftest[^/]*|[^/]*selftests?)\.[ch]$')
@@ -243,6 +244,18 @@ def c_not_rt(lines, n):
     return False
 
 
+# Hardware evidence for SoC drivers: the device trees of the RT-capable
+# architectures that have them (x86 has no in-tree device trees).
+DT_DIRS = {'arm64': 'arch/arm64/boot/dts', 'riscv': 'arch/riscv/boot/dts'}
+COMPAT = re.compile(r'\.compatible\s*=\s*"([^"]+)"')
+DT_STRING = re.compile(r'"([^"]+)"')
+# any other way to bind the driver to a device (ACPI, PCI, USB, a bus id
+# table that board code or ACPI PRP0001 can use)
+OTHER_TABLE = re.compile(r'\b(acpi_device_id|pci_device_id|platform_device_id|usb_device_id|'
+                         r'i2c_device_id|spi_device_id|pnp_device_id|x86_cpu_id|hid_device_id|'
+                         r'sdio_device_id|mdio_device_id|spmi_device_id|auxiliary_device_id)\b')
+
+
 class Reach:
     def __init__(self, tree, kdir):
         self.tree = tree
@@ -250,6 +263,48 @@ class Reach:
         self.mk = Makefiles(tree)
         self.lines = {}
         self.fconds = {}
+        self.dt = {}
+        self.hw = {}
+
+    def dt_strings(self, arch):
+        """Every quoted string of the arch's .dts/.dtsi files."""
+        if arch not in self.dt:
+            out = set()
+            top = os.path.join(self.tree, DT_DIRS.get(arch, '-'))
+            for root, _, files in os.walk(top):
+                for f in files:
+                    if f.endswith(('.dts', '.dtsi')):
+                        with open(os.path.join(root, f), errors='replace') as fh:
+                            out |= set(DT_STRING.findall(fh.read()))
+            self.dt[arch] = out
+        return self.dt[arch]
+
+    def no_rt_hardware(self, path, arches):
+        """Reason when path is a device-tree-only driver, built with
+        PREEMPT_RT only on arches (no x86_64), none of whose device trees
+        uses any of its compatibles: the hardware is on other (32-bit)
+        SoCs of the same platform family.  None otherwise."""
+        if 'x86_64' in arches or not all(a in DT_DIRS for a in arches):
+            return None
+        if path not in self.hw:
+            src = '\n'.join(self.src(path))
+            comps = sorted(set(COMPAT.findall(src)))
+            # the compatibles must be what binds the driver (not, say, a
+            # table of idle-state nodes parsed by a driver that registers
+            # its own device)
+            binds = re.search(r'\.of_match_table\b|\b[A-Z_]*OF_DECLARE\s*\(|\bIRQCHIP_DECLARE\s*\(', src)
+            if not comps or not binds or OTHER_TABLE.search(src) or \
+                    not all(os.path.isdir(os.path.join(self.tree, DT_DIRS[a])) for a in arches):
+                self.hw[path] = None
+            else:
+                present = set()
+                for a in arches:
+                    present |= self.dt_strings(a)
+                self.hw[path] = None if present & set(comps) else (
+                    'device-tree driver built with PREEMPT_RT only on %s, and no %s device tree '
+                    'uses its compatibles (%s)' % (','.join(arches), '/'.join(arches),
+                                                   ', '.join(comps[:3]) + (', ...' if len(comps) > 3 else '')))
+        return self.hw[path]
 
     def src(self, path):
         if path not in self.lines:
@@ -269,8 +324,9 @@ class Reach:
                 out.append(a)
         return out
 
-    def tag(self, path, line):
-        """(tag, reason) for a finding at path:line."""
+    def tag(self, path, line, region=None):
+        """(tag, reason) for a finding at path:line whose atomic region (if
+        any) is opened at line region."""
         parts = path.split('/')
         if parts[0] == 'arch' and len(parts) > 1 and parts[1] not in RT_ARCHES:
             return 'non-rt-arch', 'arch/%s cannot select ARCH_SUPPORTS_RT' % parts[1]
@@ -281,6 +337,12 @@ class Reach:
             return 'dead-code', 'preprocessor: #if 0, a macro defined as 0 or !PREEMPT_RT'
         if c_not_rt(self.src(path), line):
             return 'dead-code', 'under if (!IS_ENABLED(CONFIG_PREEMPT_RT))'
+        if region and region != line:
+            # the region's opener compiled out on RT: no region there
+            if preproc_state(self.src(path), region)[0]:
+                return 'dead-code', 'region opened at line %d under #if 0 or !PREEMPT_RT' % region
+            if c_not_rt(self.src(path), region):
+                return 'dead-code', 'region opened at line %d under if (!IS_ENABLED(CONFIG_PREEMPT_RT))' % region
         if self.kc is None:
             return 'rt-reachable', 'no Kconfig data'
         if path not in self.fconds:
@@ -293,6 +355,9 @@ class Reach:
             return 'test-code', 'built only with a test symbol'
         rt = self.built(conds, syms, 'rt')
         if rt:
+            hw = self.no_rt_hardware(path, rt)
+            if hw:
+                return 'non-rt-arch', hw
             return 'rt-reachable', 'built by allyesconfig+PREEMPT_RT on %s' % ','.join(rt)
         nort = self.built(conds, syms, 'nort')
         need = sorted(set(x for alt in conds for x in alt) | set(syms))

@@ -94,10 +94,42 @@ def collapse(findings):
     return sorted(out, key=lambda d: (d['file'], d['line'], d['rule'], d['lock']))
 
 
-def tag_all(findings, tree, kdir):
+SUSPEND_ONLY = ('syscore suspend/resume: one CPU online, tasks frozen, system_state '
+                'SYSTEM_SUSPEND (kernel/power/suspend.c, hibernate.c): no contention')
+REGION = re.compile(r'region from line (\d+)$')
+
+
+def known_fp(path):
+    """(file, function, lock, rule) -> reason, from a reviewed false
+    positive list: tab-separated file, function, lock, rule, reason;
+    '#' starts a comment."""
+    out = {}
+    if not path or not os.path.exists(path):
+        return out
+    with open(path) as fh:
+        for line in fh:
+            if not line.strip() or line.startswith('#'):
+                continue
+            f = line.rstrip('\n').split('\t')
+            if len(f) >= 5:
+                out[tuple(f[:4])] = f[4]
+    return out
+
+
+def tag_all(findings, tree, kdir, fps=None):
     r = reach.Reach(tree, kdir)
+    fps = fps or {}
     for d in findings:
-        d['tag'], d['reason'] = r.tag(d['file'], d['line'])
+        m = REGION.search(d['context'])
+        d['tag'], d['reason'] = r.tag(d['file'], d['line'], int(m.group(1)) if m else None)
+        if d['tag'] == 'rt-reachable' and d['rule'] == 'syscore':
+            # syscore callbacks run on the last online CPU with the other
+            # tasks frozen and system_state SYSTEM_SUSPEND (which silences
+            # might_sleep): a sleeping lock there cannot be contended
+            d['tag'], d['reason'] = 'suspend-only', SUSPEND_ONLY
+        k = (d['file'], d['function'], d['lock'], d['rule'])
+        if d['tag'] == 'rt-reachable' and k in fps:
+            d['tag'], d['reason'] = 'reviewed-fp', 'false positive in cocci/REVIEW.md: ' + fps[k]
 
 
 def main():
@@ -114,11 +146,13 @@ def main():
     ap.add_argument('--outputs', nargs='+', required=True)
     ap.add_argument('--kconfig', default='', help='directory of kconfig.sh symbol lists')
     ap.add_argument('--all', action='store_true', help='report.txt lists every tag')
+    ap.add_argument('--known-fp', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'known-fp.tsv'),
+                    help='reviewed false positives (file, function, lock, rule, reason), tagged reviewed-fp')
     a = ap.parse_args()
 
     raw, other = parse(a.outputs)
     findings = collapse(raw)
-    tag_all(findings, a.tree, a.kconfig or None)
+    tag_all(findings, a.tree, a.kconfig or None, known_fp(a.known_fp))
     shown = [d for d in findings if a.all or d['tag'] == 'rt-reachable']
     totals = {r: 0 for r in RULES}
     for d in shown:

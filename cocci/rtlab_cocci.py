@@ -71,6 +71,36 @@ SLEEP_CALL |= {
     'skcipher_walk_done', 'skcipher_walk_virt', 'skcipher_walk_aead_encrypt',
     'skcipher_walk_aead_decrypt',
 }
+# More allocators and frees (issue 41): the *_node and kv* variants, the
+# page allocator's other entry points and vmalloc; mempool (pool->lock is
+# a spinlock_t, and the pool's own allocator behind it); managed
+# allocations (devres_add/remove take dev->devres_lock, a spinlock_t);
+# socket buffers (kmem_cache_alloc/free of skbuff_cache and the page frag
+# cache; dev_kfree_skb_any/_irq and dev_consume_skb_any/_irq are left out:
+# with irqs off they queue the skb for the softirq instead of freeing it);
+# idr/ida (node allocation, ida's xa_lock_irqsave, the radix-tree preload
+# local_lock).
+SLEEP_CALL |= {
+    'kmalloc_node', 'kzalloc_node', 'kcalloc_node', 'kmalloc_array_node',
+    'kmem_cache_alloc_node', 'kmem_cache_alloc_lru', 'kmem_cache_alloc_bulk',
+    'kmem_cache_free_bulk', 'kmemdup_nul', 'kstrndup', 'kfree_const',
+    'kvmalloc', 'kvzalloc', 'kvcalloc', 'kvmalloc_array', 'kvmalloc_node',
+    'kvzalloc_node', 'kvrealloc', 'krealloc_array', 'kvfree_sensitive',
+    'alloc_page', 'alloc_pages_node', '__alloc_pages', '__alloc_pages_node',
+    'alloc_pages_exact', 'free_pages_exact', '__free_page', 'folio_alloc',
+    'vmalloc', 'vzalloc', 'vfree', 'vmalloc_node', 'vzalloc_node',
+    'mempool_alloc', 'mempool_free', 'mempool_alloc_preallocated',
+    'devm_kmalloc', 'devm_kzalloc', 'devm_kcalloc', 'devm_kmalloc_array',
+    'devm_kmemdup', 'devm_kstrdup', 'devm_kasprintf', 'devm_kfree',
+    'alloc_skb', '__alloc_skb', 'netdev_alloc_skb', '__netdev_alloc_skb',
+    'netdev_alloc_skb_ip_align', 'dev_alloc_skb', 'napi_alloc_skb',
+    '__napi_alloc_skb', 'skb_clone', 'skb_copy', 'pskb_copy', 'skb_copy_expand',
+    'kfree_skb', '__kfree_skb', 'kfree_skb_reason', 'kfree_skb_list',
+    'consume_skb', 'dev_kfree_skb', 'skb_queue_purge',
+    'idr_alloc', 'idr_alloc_u32', 'idr_alloc_cyclic', 'idr_preload', 'idr_destroy',
+    'ida_alloc', 'ida_alloc_range', 'ida_alloc_min', 'ida_alloc_max', 'ida_free',
+    'ida_simple_get', 'ida_simple_remove', 'ida_destroy',
+}
 REGMAP_CALL = {
     'regmap_read', 'regmap_write', 'regmap_update_bits', 'regmap_write_bits',
     'regmap_set_bits', 'regmap_clear_bits', 'regmap_test_bits',
@@ -204,9 +234,73 @@ def wanted(g):
             or g in REGMAP_CALL or g == 'guard')
 
 
+RT_IF = re.compile(r'\bif\s*\(\s*IS_ENABLED\s*\(\s*CONFIG_PREEMPT_RT\s*\)\s*\)')
+
+
+def _code(line):
+    return re.sub(r'"(\\.|[^"\\])*"|//.*', '', line)
+
+
+def rt_dead(p):
+    """True when the call at p is compiled out or never reached on
+    PREEMPT_RT by a C test of IS_ENABLED(CONFIG_PREEMPT_RT) in its function:
+    after "if (IS_ENABLED(CONFIG_PREEMPT_RT)) return ...;" at the top level of
+    the function, or in the else branch of "if (IS_ENABLED(CONFIG_PREEMPT_RT))".
+    Plain text, kernel style (function body opened by a "{" in column 0)."""
+    ls = lines(p.file)
+    n = int(p.line) - 1
+    start = None
+    for i in range(n, max(-1, n - 400), -1):
+        if i < len(ls) and ls[i].startswith('{'):
+            start = i
+            break
+    if start is None:
+        return False
+    # early return at depth 1
+    depth = 0
+    for i in range(start, n):
+        l = _code(ls[i])
+        if depth == 1 and RT_IF.search(l):
+            rest = l[RT_IF.search(l).end():].strip()
+            nxt = ls[i + 1].strip() if i + 1 < len(ls) else ''
+            if rest.startswith('return') or (not rest and nxt.startswith('return')):
+                return True
+        depth += l.count('{') - l.count('}')
+    # else branch of the RT if, enclosing the call
+    depth = 0
+    for i in range(n - 1, start - 1, -1):
+        l = _code(ls[i])
+        for j in range(len(l) - 1, -1, -1):
+            depth += {'}': 1, '{': -1}.get(l[j], 0)
+            if depth < 0:
+                head = l[:j]
+                if re.search(r'\belse\s*$', head):
+                    # the if-block closed by the "}" before this else
+                    k, d, col = i, 0, head.rfind('}')
+                    if col < 0:
+                        k -= 1
+                        while k >= start and not _code(ls[k]).rstrip().endswith('}'):
+                            k -= 1
+                        col = _code(ls[k]).rfind('}') if k >= start else -1
+                    while k >= start and col >= 0:
+                        lk = _code(ls[k])
+                        for c in range(col, -1, -1):
+                            d += {'}': 1, '{': -1}.get(lk[c], 0)
+                            if d == 0:
+                                return bool(RT_IF.search(lk[:c]))
+                        k -= 1
+                        col = len(_code(ls[k])) - 1 if k >= start else -1
+                    return False
+                depth = 0
+    return False
+
+
 def add_call(fn, callee, p):
     # a call outside any function (an initializer) has no caller
     if fn == 'something_else':
+        return
+    # a call that PREEMPT_RT never makes
+    if rt_dead(p):
         return
     F.defined.add(fn)
     F.calls.setdefault(fn, []).append((callee, p))

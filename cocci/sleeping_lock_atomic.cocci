@@ -28,6 +28,12 @@
 //#                raw_spin_unlock* of R, or after a call of a helper of the
 //#                file that returns with a raw spinlock held (on every path
 //#                after taking it).
+//# A raw trylock tested in an if/while condition opens the region only on
+//# its success paths; "if (C) open(); ... if (C) close();" is a pair; a
+//# path ends at do_task_dead(), panic() or BUG(); a helper that closes and
+//# at once reopens a region (kernel_fpu_end(); kernel_fpu_begin();) does
+//# not end it; scoped_guard(spinlock, ...) in a region is a finding; calls
+//# a helper skips on RT (IS_ENABLED(CONFIG_PREEMPT_RT)) are left out.
 //# Trylocks are not reported here: they do not sleep.  The sleeping call
 //# may be made directly or by helpers defined in the same file, up to
 //# three call levels (rtlab_cocci.DEPTH).  All paths are considered.
@@ -56,6 +62,8 @@ SEEN = set()
 CLOSERS = set()   # helpers that end a region opened by their caller
 LOCKRET = set()   # helpers that return with a raw spinlock held
 RAWOP = {}        # raw lock op (line, col) -> function, while no release is seen
+TRYIF = set()     # (line, col) of raw trylocks tested in an if or while condition
+CONDPAIR = {}     # (line, col) of an opener under "if (C)" -> line of a closer under the same "if (C)"
 CFG = {'mode': 'report'}
 
 def rt_only_off(p):
@@ -103,7 +111,12 @@ def emit(p, fn, lab, chain, ctx, rule, p1, ap=None):
 
 def hit(p1, p2, ctx, rule=None):
     # a region opened at p1 reaches the call at p2
-    if rt_only_off(p1):
+    if rt_only_off(p1) or R.rt_dead(p2):
+        return
+    # "if (C) local_irq_save(f); ... if (C) local_irq_restore(f); call()":
+    # the path that skips the restore also skipped the save
+    cl = CONDPAIR.get(R.key(p1))
+    if cl is not None and int(p2.line) > cl:
         return
     name = R.src_at(p2)
     fn = p2.current_element
@@ -152,6 +165,8 @@ SEEN.clear()
 CLOSERS.clear()
 LOCKRET.clear()
 RAWOP.clear()
+TRYIF.clear()
+CONDPAIR.clear()
 
 // ---------------------------------------------------- the file's call graph
 
@@ -223,6 +238,10 @@ R.F.released.add(R.key(p[0]))
 
 // A helper that, on some path from its entry, closes a region it did not
 // open (e.g. "unlock and enable interrupts") ends the caller's region.
+// It must also return on some path without opening one again: a helper
+// that closes and reopens at once (the FPU yield idiom
+// "kernel_fpu_end(); cond_resched(); kernel_fpu_begin();") leaves the
+// caller's region open.
 @closer exists@
 identifier ch;
 identifier cl = {raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, put_cpu, put_cpu_var, put_cpu_ptr, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, kernel_fpu_end, kernel_neon_end, kernel_vector_end};
@@ -249,7 +268,26 @@ ch(...) {
     when != raw_spin_lock_bh(...)
     when != raw_spin_lock_nested(...)
  cl(...);
- ... when any
+ ...
+    when != local_irq_disable()
+    when != local_irq_save(...)
+    when != raw_local_irq_disable()
+    when != raw_local_irq_save(...)
+    when != preempt_disable()
+    when != preempt_disable_notrace()
+    when != get_cpu()
+    when != get_cpu_var(...)
+    when != get_cpu_ptr(...)
+    when != rcu_read_lock_sched()
+    when != kernel_fpu_begin()
+    when != kernel_fpu_begin_mask(...)
+    when != kernel_neon_begin()
+    when != kernel_vector_begin()
+    when != raw_spin_lock(...)
+    when != raw_spin_lock_irq(...)
+    when != raw_spin_lock_irqsave(...)
+    when != raw_spin_lock_bh(...)
+    when != raw_spin_lock_nested(...)
 }
 
 @script:python@
@@ -330,6 +368,60 @@ p << filelock2.p;
 if p[0].current_element == 'something_else':
     FILELOCK['&' + x] = True
 
+// ------------------------------------------ trylocks, paired conditions
+
+// A raw trylock tested in a condition holds the lock only where it
+// succeeded: in the then-branch of "if (raw_spin_trylock(r))", after
+// "if (!raw_spin_trylock(r)) S" and after "while (!raw_spin_trylock(r))".
+// The general rule below leaves these out; the rules after it follow the
+// success paths only.  A trylock whose result is stored is treated as a lock.
+@tryif@
+identifier rt = {raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave};
+expression r;
+statement S1, S2;
+position p1;
+@@
+(
+if (<+... rt@p1(r, ...) ...+>) S1 else S2
+|
+if (<+... rt@p1(r, ...) ...+>) S1
+|
+while (<+... rt@p1(r, ...) ...+>) S1
+)
+
+@script:python@
+p1 << tryif.p1;
+@@
+TRYIF.add(R.key(p1[0]))
+
+// "if (C) open(); ... if (C) close();": the same condition on both sides
+@condpair exists@
+expression C;
+identifier opn = {local_irq_disable, local_irq_save, raw_local_irq_disable, raw_local_irq_save, preempt_disable, preempt_disable_notrace, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested};
+identifier cls = {local_irq_enable, local_irq_restore, raw_local_irq_enable, raw_local_irq_restore, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh};
+position p1, p3;
+@@
+(
+if (C) opn@p1(...);
+|
+if (C) { ... opn@p1(...); ... }
+)
+... when any
+(
+if (C) cls@p3(...);
+|
+if (C) { ... cls@p3(...); ... }
+)
+
+@script:python@
+p1 << condpair.p1;
+p3 << condpair.p3;
+@@
+k = R.key(p1[0])
+l = int(p3[0].line)
+if k not in CONDPAIR or l < CONDPAIR[k]:
+    CONDPAIR[k] = l
+
 // ----------------------------------------- irq-off and preempt-off regions
 
 @irqp exists@
@@ -362,12 +454,62 @@ guard@p1(gopn)()
     when != kernel_neon_end()
     when != kernel_vector_end()
     when != ch(...)
+    when != do_task_dead()
+    when != panic(...)
+    when != BUG()
     when any
 h@p2(...)
 
 @script:python@
 p1 << irqp.p1;
 p2 << irqp.p2;
+@@
+o = opener_at(p1[0])
+hit(p1[0], p2[0], '%s() region from line %s' % (o, p1[0].line))
+
+// scoped_guard(spinlock, ...) written directly in the region: an iterator,
+// not a call, so the rule above does not see it
+@irqsg exists@
+iterator name scoped_guard;
+expression list es;
+statement S;
+identifier opn = {local_irq_disable, local_irq_save, raw_local_irq_disable, raw_local_irq_save, preempt_disable, preempt_disable_notrace, get_cpu, get_cpu_var, get_cpu_ptr, rcu_read_lock_sched, rcu_read_lock_sched_notrace, kernel_fpu_begin, kernel_fpu_begin_mask, kernel_neon_begin, kernel_vector_begin};
+identifier gopn = {irq, irqsave, preempt, preempt_notrace};
+identifier ch : script:python () { ch in CLOSERS };
+position p1, p2;
+@@
+(
+opn@p1(...)
+|
+guard@p1(gopn)()
+)
+... when != local_irq_enable()
+    when != local_irq_restore(...)
+    when != raw_local_irq_enable()
+    when != raw_local_irq_restore(...)
+    when != raw_spin_unlock_irq(...)
+    when != raw_spin_unlock_irqrestore(...)
+    when != preempt_enable()
+    when != preempt_enable_no_resched()
+    when != preempt_enable_notrace()
+    when != put_cpu()
+    when != put_cpu_var(...)
+    when != put_cpu_ptr(...)
+    when != rcu_read_unlock_sched()
+    when != rcu_read_unlock_sched_notrace()
+    when != kernel_fpu_end()
+    when != kernel_neon_end()
+    when != kernel_vector_end()
+    when != ch(...)
+    when != do_task_dead()
+    when != panic(...)
+    when != BUG()
+    when any
+scoped_guard@p2(es) S
+
+@script:python@
+p1 << irqsg.p1;
+p2 << irqsg.p2;
 @@
 o = opener_at(p1[0])
 hit(p1[0], p2[0], '%s() region from line %s' % (o, p1[0].line))
@@ -380,7 +522,8 @@ identifier rg = {raw_spinlock, raw_spinlock_irq, raw_spinlock_irqsave, raw_spinl
 identifier h : script:python () { sleepy(h) };
 expression r;
 identifier ch : script:python () { ch in CLOSERS };
-position p1, p2;
+position p1 : script:python () { R.key(p1[0]) not in TRYIF };
+position p2;
 @@
 (
 rop@p1(r, ...)
@@ -392,6 +535,9 @@ guard@p1(rg)(r)
     when != raw_spin_unlock_irqrestore(r, ...)
     when != raw_spin_unlock_bh(r)
     when != ch(...)
+    when != do_task_dead()
+    when != panic(...)
+    when != BUG()
     when any
 h@p2(...)
 
@@ -399,6 +545,97 @@ h@p2(...)
 p1 << raw.p1;
 p2 << raw.p2;
 r << raw.r;
+@@
+o = opener_at(p1[0])
+hit(p1[0], p2[0], '%s(%s) region from line %s' % (o, R.norm(r), p1[0].line), 'rawlock')
+
+@rawsg exists@
+iterator name scoped_guard;
+expression list es;
+statement S;
+identifier rop = {raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, raw_spin_lock_nest_lock, raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave};
+identifier rg = {raw_spinlock, raw_spinlock_irq, raw_spinlock_irqsave, raw_spinlock_nested};
+expression r;
+identifier ch : script:python () { ch in CLOSERS };
+position p1 : script:python () { R.key(p1[0]) not in TRYIF };
+position p2;
+@@
+(
+rop@p1(r, ...)
+|
+guard@p1(rg)(r)
+)
+... when != raw_spin_unlock(r)
+    when != raw_spin_unlock_irq(r)
+    when != raw_spin_unlock_irqrestore(r, ...)
+    when != raw_spin_unlock_bh(r)
+    when != ch(...)
+    when != do_task_dead()
+    when != panic(...)
+    when != BUG()
+    when any
+scoped_guard@p2(es) S
+
+@script:python@
+p1 << rawsg.p1;
+p2 << rawsg.p2;
+r << rawsg.r;
+@@
+o = opener_at(p1[0])
+hit(p1[0], p2[0], '%s(%s) region from line %s' % (o, R.norm(r), p1[0].line), 'rawlock')
+
+@rawtry exists@
+identifier rt = {raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave};
+identifier h : script:python () { sleepy(h) };
+expression r;
+statement S;
+identifier ch : script:python () { ch in CLOSERS };
+position p1, p2;
+@@
+(
+if (rt@p1(r, ...)) {
+ ... when != raw_spin_unlock(r)
+     when != raw_spin_unlock_irq(r)
+     when != raw_spin_unlock_irqrestore(r, ...)
+     when != raw_spin_unlock_bh(r)
+     when != ch(...)
+     when != do_task_dead()
+     when != panic(...)
+     when != BUG()
+     when any
+ h@p2(...)
+ ... when any
+}
+|
+if (!rt@p1(r, ...)) S
+... when != raw_spin_unlock(r)
+    when != raw_spin_unlock_irq(r)
+    when != raw_spin_unlock_irqrestore(r, ...)
+    when != raw_spin_unlock_bh(r)
+    when != ch(...)
+    when != do_task_dead()
+    when != panic(...)
+    when != BUG()
+    when any
+h@p2(...)
+|
+while (!rt@p1(r, ...)) S
+... when != raw_spin_unlock(r)
+    when != raw_spin_unlock_irq(r)
+    when != raw_spin_unlock_irqrestore(r, ...)
+    when != raw_spin_unlock_bh(r)
+    when != ch(...)
+    when != do_task_dead()
+    when != panic(...)
+    when != BUG()
+    when any
+h@p2(...)
+)
+
+@script:python@
+p1 << rawtry.p1;
+p2 << rawtry.p2;
+r << rawtry.r;
 @@
 o = opener_at(p1[0])
 hit(p1[0], p2[0], '%s(%s) region from line %s' % (o, R.norm(r), p1[0].line), 'rawlock')
@@ -415,6 +652,9 @@ lr@p1(...)
     when != raw_spin_unlock_irqrestore(...)
     when != raw_spin_unlock_bh(...)
     when != ch(...)
+    when != do_task_dead()
+    when != panic(...)
+    when != BUG()
     when any
 h@p2(...)
 

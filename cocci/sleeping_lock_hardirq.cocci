@@ -79,12 +79,27 @@ def add_entry(cb, rule, ctx):
 CHIP_FIELD = re.compile(r'(?:\.|->)\s*(irq_startup|irq_shutdown|irq_enable|irq_disable|irq_ack|irq_mask|irq_mask_ack|irq_unmask|irq_eoi|irq_set_affinity|irq_retrigger|irq_set_type|irq_set_wake|irq_cpu_online|irq_cpu_offline|irq_suspend|irq_resume|irq_pm_shutdown|irq_print_chip|irq_compose_msi_msg|irq_write_msi_msg|irq_get_irqchip_state|irq_set_irqchip_state|irq_set_vcpu_affinity|ipi_send_single|ipi_send_mask|irq_nmi_setup|irq_nmi_teardown)\s*=\s*&?([A-Za-z_]\w*)\s*[,;}]')
 SCANNED = set()
 
+def irq_data_first(txt, fn):
+    # every irq_chip callback takes a struct irq_data pointer first; a
+    # driver hook of the same field name (.irq_ack = fn in its own struct,
+    # called from its threaded handler with its device) does not.  Kept
+    # when the file has no definition of fn (it cannot give a finding).
+    heads = []
+    for m in re.finditer(r'\b' + re.escape(fn) + r'\s*\x28', txt):
+        first = re.split(r'[,\x29]', txt[m.end():m.end() + 200], 1)[0].strip()
+        if first.startswith('struct') or first.startswith('const'):
+            heads.append(first)
+    if not heads:
+        return True
+    return any(re.match(r'(const\s+)?struct\s+irq_data\b', h) for h in heads)
+
 def scan_fields(path):
     if path in SCANNED:
         return
     SCANNED.add(path)
-    for m in CHIP_FIELD.finditer('\n'.join(R.lines(path))):
-        if m.group(2) != 'NULL':
+    txt = '\n'.join(R.lines(path))
+    for m in CHIP_FIELD.finditer(txt):
+        if m.group(2) != 'NULL' and irq_data_first(txt, m.group(2)):
             add_entry(m.group(2), 'irqchip', 'irq_chip callback .%s' % m.group(1))
 
 # pci_ops nested in another initializer (struct pci_ecam_ops .pci_ops)

@@ -21,7 +21,8 @@ import sys
 RULES = ['irqoff', 'preemptoff', 'rawlock',
          'irqchip', 'chained', 'irqhandler', 'hrtimer', 'clockevent', 'ipi',
          'cpuhp', 'cpupm', 'syscore', 'pciops', 'perf']
-TAGS = ['rt-reachable', 'non-rt-arch', 'kconfig-excludes-rt', 'dead-code', 'test-code']
+TAGS = ['rt-reachable', 'non-rt-arch', 'kconfig-excludes-rt', 'dead-code', 'test-code', 'reviewed-fp',
+        'suspend-only']
 MARK = re.compile(r'expect:\s*(.*?)\s*(\*/)?\s*$')
 HIDDEN = re.compile(r'hidden:\s*(.*?)\s*(\*/)?\s*$')
 LINE = re.compile(r'^(?P<file>[^:\t]+):(?P<line>\d+)\t(?P<function>[^\t]+)\t(?P<lock>[^\t]+)\t'
@@ -74,7 +75,7 @@ def cmd_expect(corpus, report):
     for name in files:
         exp = expected(os.path.join(corpus, name))
         hid = hidden(os.path.join(corpus, name))
-        covered |= {r for (_, r, _) in exp}
+        covered |= {r for (_, r, _) in exp} | {r for (_, r, _, _) in hid}
         tags |= {t for (_, _, _, t) in hid}
         act = got.pop(name, set())
         acth = gothid.pop(name, set())

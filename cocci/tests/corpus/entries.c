@@ -64,7 +64,7 @@ static struct notifier_block reboot_nb = { .notifier_call = reboot_notify };
 
 static int my_suspend(void)
 {
-	spin_lock(&s);	/* expect: syscore &s */
+	spin_lock(&s);	/* hidden: syscore &s suspend-only */
 	spin_unlock(&s);
 	return 0;
 }
