@@ -690,10 +690,43 @@ static int cg_hierarchy(const char *name)
  * Mounting the same controllers again reuses that root, and unmounting it
  * once the dying groups are gone frees it.  0 or an errno.
  */
+/* Remove the empty groups below DIR, children first; the number removed */
+static int rm_empty_groups(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char sub[512];
+	int n = 0;
+
+	while (d && depth < 8 && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		n += rm_empty_groups(sub, depth + 1);
+		if (rmdir(sub) == 0)
+			n++;
+		else
+			diag("%s stays: %s", sub, strerror(errno));
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static int v1_unmount(const char *dir, const char *ctls)
 {
 	char first[32];
+	int n;
 
+	/*
+	 * A group left behind keeps the hierarchy, and its controllers, for
+	 * good: in the lab's rt-debug boot an earlier test's group whose hog
+	 * left it late (rmdir EBUSY then) did, and v2 got no cpu controller.
+	 * The empty ones go; one with tasks stays and is named.
+	 */
+	n = rm_empty_groups(dir, 0);
+	if (n)
+		diag("%d empty group%s left in %s removed", n, n == 1 ? "" : "s", dir);
 	if (umount(dir))
 		return errno;
 	snprintf(first, sizeof(first), "%s", ctls);
@@ -1661,7 +1694,8 @@ static void usage(FILE *f)
 		"  -s SEED    the generator's seed (default: from the clock, printed)\n"
 		"  -t SECS    run time (default %d)        -n OPS   stop after OPS operations\n"
 		"  -w N       worker threads (1-%d, default %d)   -p N  worker processes (default %d)\n"
-		"  -c MODE    cgroups: v1 (cpu,cpuset), v2 or none (default v1)\n"
+		"  -c MODE    cgroups: v1 (cpu,cpuset), v2 or none (default v1); v2 unmounts\n"
+		"             the v1 hierarchies of cpu and cpuset, removing their empty groups\n"
 		"  -H         CPU hotplug operations too (never CPU 0)\n"
 		"  -q OPS     a quiescent check every OPS operations (default %d)\n"
 		"  -B SECS    progress bound at a quiescent point (default %d)\n"
