@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * schedfuzz: seeded random scheduler operations with invariants, for the
- * guest (tests/guest/99-schedfuzz.sh, tests/stress/99-schedfuzz-long.sh;
- * issue 39).
+ * guest (tests/stress/99-schedfuzz.sh, make stress; issue 39).
  *
  * One controller (this process, SCHED_FIFO 99 with SCHED_RESET_ON_FORK)
  * draws operations from a seeded generator and applies them to worker
