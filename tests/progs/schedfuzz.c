@@ -67,6 +67,7 @@
 
 #include "rtlab/die.h"
 #include "rtlab/dl.h"
+#include "rtlab/file.h"
 #include "rtlab/opt.h"
 #include "rtlab/tap.h"
 #include "rtlab/time.h"
@@ -272,18 +273,13 @@ static int wrf(const char *path, const char *fmt, ...)
 	return wr(path, buf);
 }
 
+/* the first line of a small kernel file (rtlab_read_small()), without its newline */
 static bool rd_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
+	if (rtlab_read_small(path, buf, len) < 0)
 		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
+	buf[strcspn(buf, "\n")] = 0;
+	return true;
 }
 
 static int set_attr(pid_t tid, long long policy, long long prio, long long flags, long long runtime,
