@@ -25,11 +25,15 @@
 # sched_rt_runtime_us (sched_dl_do_global() -> init_dl_rq_bw_ratio()),
 # forgetting what was reserved before, the fair servers included; at
 # boot it depends on the order in which CPUs and their fair servers came
-# up.  Each case therefore first writes sched_rt_runtime_us its own value,
-# so that extra_bw = Umax - (the case's tasks) / n, and dlgrub is told
-# that no other reservation is counted there (-o 0).  The first run is
-# made before any such write and only printed, with the two readings of
-# the formula (fair servers counted or not).
+# up.  The write then rebuilds the root domains (sched_rt_handler()), and
+# since patch 0031 every rebuild sets each CPU's extra_bw to max_bw -
+# total_bw / n, the fair servers counted (93-dl-extra-bw checks that).
+# Each case first writes sched_rt_runtime_us its own value, so that
+# extra_bw = Umax - (the fair servers and the case's tasks) / n, and
+# dlgrub is told the fair servers' 5% per CPU (-o 5); before 0031 the
+# write left Umax - (the case's tasks) / n (-o 0).  The first run is made
+# before any such write and only printed, with the two readings of the
+# formula (fair servers counted or not).
 . /rtlab/lib.sh
 . /rtlab/lib/proc.sh
 
@@ -49,12 +53,12 @@ fi
 # run NAME dlgrub-args...: dlgrub's points as ours
 run() {
 	n=$1; shift
-	"$G" -n 5 "$@" >"$out/$n.txt" 2>&1
+	"$G" -n 5 -o 5 "$@" >"$out/$n.txt" 2>&1
 	rc=$?
 	tap_points "$n" "$out/$n.txt"
 	[ "$tap_npoints" -gt 0 ] || tap_fail "$n: dlgrub gave no result, rc $rc"
 }
-# reset: extra_bw back to max_bw on every CPU (see the top)
+# reset: extra_bw from the fair servers and nothing else (see the top)
 reset() { v=$(cat $RT) && echo "$v" >$RT; }
 
 # --- 1: only the fair servers reserved ---------------------------------------
