@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt cpus=2 mem=512 timeout=600 accel=tcg1
+# rtlab: kernel=rt cpus=2 mem=512 timeout=600 accel=tcg1 cmdline=ftrace_dump_raw
 #
 # Single-threaded TCG (accel=tcg1): enabling some 25 events in two buffers
 # and the function tracer patches kernel text, and multi-threaded TCG ran
@@ -28,6 +28,10 @@
 # cost against the text is printed per record: console bytes, and the
 # time ftrace_dump() ran (rtlab_ftdump times it; TCG time, so the ratio
 # is what holds, not the microseconds).
+#
+# The command line has the bare word "ftrace_dump_raw" (the panic test
+# 91-ftdump-panic-raw has "ftrace_dump_raw=1"): the first point is that
+# it turned the sysctl on; the rounds then set it themselves.
 #
 # Time tolerance: every event is written twice by one tracepoint call,
 # into the top buffer and then into the instance, with preemption off but
@@ -81,7 +85,10 @@ round() {
 	ftd_check "$1" "$OUT/console-$1.log" "$OUT/formats" "$OUT/truth-$1.dat"
 }
 
-tap_plan 17
+tap_plan 18
+read -r raw0 </proc/sys/kernel/ftrace_dump_raw
+tap_check "\"ftrace_dump_raw\" alone on the command line sets /proc/sys/kernel/ftrace_dump_raw to 1 (${raw0:-unreadable})" \
+	[ "$raw0" = 1 ]
 if [ -z "${RTLAB_CONSOLE:-}" ] || [ ! -r "$RTLAB_CONSOLE" ]; then
 	tap_fail "the harness shares the console log (RTLAB_CONSOLE=${RTLAB_CONSOLE:-unset})"
 	exit 1
