@@ -39,6 +39,10 @@
 #            (the reference) over 60 ms (D waits for its replenishment)
 #   exit     D exits while demoted, 5 rounds (thread, process); the
 #            partition CPU's book after as before
+#   renice   setpriority() on demoted D, nice 19 and 0 in turn, 40 times:
+#            each read that finds D demoted shows the new nice's prio and
+#            fair weight (patch 0032; before, the old ones until D's next
+#            demotion)
 #   move     D moved 20 times, when demoted, between two cpu cgroups (v2
 #            cpu under the partition if the controller is free, else the
 #            v1 cpu hierarchy an earlier test of the boot mounted, else
@@ -142,6 +146,7 @@ tap_sub "$X" -g $P fork
 tap_sub "$X" $OPTS -g $P setattr
 tap_sub "$X" -g $P pi
 tap_sub "$X" -g $P exit
+tap_sub "$X" -e 19 -g $P renice
 
 # move: two cpu cgroups if there is a cpu controller to be had
 v1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/mounts)

@@ -97,6 +97,9 @@
  *            on demoted D: D runs again within WAKE_LIMIT_MS of each.  Each
  *            ends the demotion; left in the deadline class, D would wait
  *            for its replenishment instead
+ *   renice   D and H spin; setpriority() sets D's nice to -e and 0 in turn
+ *            (-k times, default 40): each read of /proc/.../sched that
+ *            finds D demoted shows the new nice's prio and fair weight
  * In every scenario a child that does not stop within 3 s of being told
  * is a failed point.
  * Exit 0 all points held, 1 a point failed, 2 usage or setup error.
@@ -167,10 +170,10 @@
 /* in the order of scenarios[] */
 enum {
 	SC_SHARE, SC_CONTROL, SC_RESERVE, SC_FORK, SC_SETATTR, SC_PI, SC_EXIT, SC_HOTPLUG, SC_MOVE, SC_BOOK,
-	SC_WAKE
+	SC_WAKE, SC_RENICE
 };
 static const char *const scenarios[] = { "share", "control", "reserve", "fork", "setattr",
-					 "pi", "exit", "hotplug", "move", "book", "wake", NULL };
+					 "pi", "exit", "hotplug", "move", "book", "wake", "renice", NULL };
 
 /* what a child does once it has its policy */
 enum { B_SPIN, B_FORK, B_PI_HOLD, B_PI_WAIT, B_EXIT_THREAD, B_EXIT_PROC, B_NAP };
@@ -268,6 +271,8 @@ static void usage(FILE *f)
 		"  book     the deadline bandwidth book (-s FILE saves it, -c FILE compares)\n"
 		"  wake     demoted D (-R, default %d ns) sleeps, or has its affinity or its\n"
 		"           attributes set while H runs: D runs again within %d ms\n"
+		"  renice   setpriority() on D while demoted, nice 0 and -e in turn (-k times):\n"
+		"           its fair weight and priority follow at once\n"
 		"OPTIONS:\n"
 		"  -g DIR    cgroup (v2) the measured tasks join (default: stay in ours)\n"
 		"  -m A:B    move: the two cgroups D is moved between (first to A)\n"
@@ -343,7 +348,9 @@ static void parse(int argc, char **argv)
 	if (cfg.save && cfg.check)
 		die_usage("-s and -c exclude each other");
 	if (!cfg.cycles)
-		cfg.cycles = cfg.scenario == SC_MOVE ? 20 : 5;
+		cfg.cycles = cfg.scenario == SC_MOVE ? 20 : cfg.scenario == SC_RENICE ? 40 : 5;
+	if (cfg.scenario == SC_RENICE && !cfg.nice)
+		die_usage("renice needs -e NICE other than 0");
 	if (cfg.scenario == SC_WAKE && !rns)
 		cfg.d_runtime_ns = WAKE_RUNTIME_NS;
 }
@@ -1134,6 +1141,76 @@ static void demoted_point(const char *sc, struct child *d, struct watch *w)
 		   "%s: sched_getattr() gave SCHED_DEADLINE %g/%d ms with DEMOTION, nice %d, in every "
 		   "sample (%ld of %ld)%s%s", sc, (double)d->runtime_ns / NS_MS, PERIOD_MS,
 		   d->nice, w->attr_ok, w->n, w->bad[0] ? "; first wrong: " : "", w->bad);
+}
+
+/* ---- renice -------------------------------------------------------------- */
+
+/*
+ * D's /proc/PID/task/TID/sched: its prio (p->prio) and fair weight
+ * (se.load.weight, scaled up by 1024 on 64-bit kernels); false if unread
+ */
+static bool read_sched(pid_t tid, long *prio, long *weight)
+{
+	char path[64], buf[8192], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", tid, tid);
+	if (rtlab_read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	p = strstr(buf, "\nprio");
+	if (!p || sscanf(strchr(p, ':') + 1, "%ld", prio) != 1)
+		return false;
+	p = strstr(buf, "se.load.weight");
+	if (!p || sscanf(strchr(p, ':') + 1, "%ld", weight) != 1)
+		return false;
+	if (*weight >= 1024L * 15)	/* scale_load() */
+		*weight /= 1024;
+	return true;
+}
+
+/*
+ * setpriority() on a demoted task: it runs in the fair class at its nice
+ * until its replenishment, so a new nice must reweight it and move its
+ * priority at once (issue 39 item 2.5; before, only static_prio changed,
+ * as for a deadline task, and the weight followed at the next demotion).
+ * D spins beside H; the measurer sets D's nice to -e and to 0 in turn and
+ * reads D's prio and weight right after each: a read that finds D in the
+ * fair class (prio 100 and above) must show the new nice's prio and weight.
+ */
+static void sc_renice(void)
+{
+	long n = 0, demoted = 0, right = 0, prio, weight;
+	char bad[160] = "";
+	struct child *d;
+
+	become_measurer();
+	d = spawn_ns("D", SCHED_DEADLINE, cfg.d_runtime_ns, SCHED_FLAG_DL_DEMOTION, B_SPIN, -1);
+	spawn("H", SCHED_OTHER, 0, 0, B_SPIN, -1);
+	diag("renice: D deadline %g/%d ms DEMOTION beside H (SCHED_OTHER); %d setpriority() on D, "
+	     "nice %d and 0 in turn, 13 ms apart", (double)d->runtime_ns / NS_MS, PERIOD_MS,
+	     cfg.cycles, cfg.nice);
+	nap_us(cfg.warm_ms * 1000L);
+	for (int i = 0; i < cfg.cycles; i++) {
+		int nice = i % 2 ? 0 : cfg.nice;
+
+		if (setpriority(PRIO_PROCESS, (id_t)d->tid, nice))
+			die("setpriority(D, %d): %s", nice, strerror(errno));
+		if (read_sched(d->tid, &prio, &weight)) {
+			n++;
+			if (prio >= 100) {	/* MAX_RT_PRIO: fair class */
+				demoted++;
+				if (prio == 120 + nice && weight == nice_weight[nice + 20])
+					right++;
+				else if (!bad[0])
+					snprintf(bad, sizeof(bad), "nice %d: prio %ld, weight %ld (%d, %d due)",
+						 nice, prio, weight, 120 + nice, nice_weight[nice + 20]);
+			}
+		}
+		nap_us(13000);
+	}
+	stop_all();
+	tap_result(n == cfg.cycles && demoted > 0 && right == demoted,
+		   "renice: D demoted at %ld of %ld reads after setpriority(): prio and fair weight "
+		   "of the new nice in %ld%s%s", demoted, n, right, bad[0] ? "; first wrong: " : "", bad);
 }
 
 static void sc_shares(void)
@@ -1967,6 +2044,7 @@ int main(int argc, char **argv)
 		case SC_PI: sc_pi(); break;
 		case SC_EXIT: sc_exit(); break;
 		case SC_WAKE: sc_wake(); break;
+		case SC_RENICE: sc_renice(); break;
 		default: sc_shares(); break;
 		}
 	}
