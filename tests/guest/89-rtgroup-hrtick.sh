@@ -24,6 +24,15 @@
 # tick often first, and the runs came out R + 0-150 us (median) in both
 # modes, not the up to 1 ms of a regular tick on hardware.
 #
+# Third case (patch 0034): the same with HRTICK_DL on, each task calling
+# sched_yield() every 1 ms of CPU time.  Alone at FIFO 50 on its CPU it is
+# picked again: __schedule() cancels the hrtick (hrtick_clear()) and, with
+# no switch, no set_next_task() arms it.  A return probe on sched_yield()
+# (kprobe event) reads whether the hrtick is armed on that CPU (the last
+# hrtick hrtimer_start not yet cancelled or expired): it must be at every
+# return of a group task whose server has budget left.  The series
+# before 0034 left it cancelled until the next switch.
+#
 # accel=tcg1: enabling the events and flipping HRTICK_DL (a static key)
 # patch kernel text live, and under multi-threaded TCG one such patch in
 # this test ended in "Oops: int3" in __schedule (docs/HACKING.md); what is
@@ -39,9 +48,9 @@ SECS=$((${RTG_SECS:-6} + 2))
 NCPU=$(nproc)
 FEAT=/sys/kernel/debug/sched/features
 T=/sys/kernel/tracing
-EVENTS="sched/sched_switch timer/hrtimer_start timer/hrtimer_expire_entry"
+EVENTS="sched/sched_switch timer/hrtimer_start timer/hrtimer_expire_entry timer/hrtimer_cancel"
 r=10500
-tap_plan 3
+tap_plan 4
 
 grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug
 [ -d $T/events ] || mount -t tracefs none $T
@@ -49,10 +58,12 @@ feat0=$(tr ' ' '\n' <"$FEAT" | grep -x -E '(NO_)?HRTICK_DL')
 clk0=$(sed 's/.*\[\(.*\)\].*/\1/' $T/trace_clock)
 rtg_group rtg-b 100000 $r
 events() { for _e in $EVENTS; do echo "$1" >"$T/events/$_e/enable"; done; }
-trap 'echo 0 >$T/tracing_on; events 0; echo "$clk0" >$T/trace_clock; echo "$feat0" >"$FEAT"; rtg_cleanup' EXIT
+yprobe() { [ -e $T/events/kprobes/rtlab_yield/enable ] && echo "$1" >$T/events/kprobes/rtlab_yield/enable; }
+trap 'echo 0 >$T/tracing_on; events 0; yprobe 0; echo "-:rtlab_yield" >>$T/kprobe_events; echo "$clk0" >$T/trace_clock; echo "$feat0" >"$FEAT"; rtg_cleanup' EXIT
 echo 0 >$T/tracing_on
 echo mono >$T/trace_clock
 events 1
+echo "r:rtlab_yield __x64_sys_sched_yield" >>$T/kprobe_events && yprobe 1 || tap_diag "no kprobe event on sched_yield()"
 
 # traced NAME: rtg_busy NAME, traced; $sw the switches to a group task,
 # $armed those that armed the hrtick, $dmax / $dover the longest time it
@@ -62,7 +73,7 @@ events 1
 traced() {
 	echo >$T/trace
 	echo 1 >$T/tracing_on
-	rtg_busy "$1" runs:5000:150000 "$SECS"
+	rtg_busy "$1" "runs:5000:150000${2:+:$2}" "$SECS"
 	_rc=$?
 	echo 0 >$T/tracing_on
 	_tids=""
@@ -81,6 +92,14 @@ traced() {
 			split(now(), ts, "."); sub(/^0+/, "", ts[2])
 			armed[cpu()] = val("expires") - (ts[1] * 1000000000 + ts[2] * 1000)
 		}
+		/ hrtimer_start:/ && / function=hrtick / { hr[cpu()] = val("hrtimer") }
+		/ hrtimer_cancel:/ { if (hr[cpu()] == val("hrtimer")) hr[cpu()] = "" }
+		/ hrtimer_expire_entry:/ && / function=hrtick / { hr[cpu()] = "" }
+		/ rtlab_yield:/ {
+			# the task: the pid after the last "-" before the CPU
+			p = $0; sub(/ +\[[0-9]+\].*/, "", p); sub(/.*-/, "", p)
+			if (p in g) { y++; if (hr[cpu()] != "") ya++ }
+		}
 		/ hrtimer_expire_entry:/ { last[cpu()] = val("function") }
 		/ sched_switch:/ {
 			c = cpu()
@@ -95,14 +114,16 @@ traced() {
 			if ((val("prev_pid") in g) && val("prev_state") ~ /^R/) { n++; if (last[c] == "hrtick") h++ }
 			delete armed[c]
 		}
-		END { print sw + 0, a + 0, dmax + 0, over + 0, n + 0, h + 0 }' $T/trace)
-	sw=$1; armed=$2; dmax=$3; dover=$4; thr=$5; byhr=$6
-	tap_diag "$sw switches to a group task, $armed of them armed the hrtick (for $dmax ns at most, $dover for more than $r us); $thr throttles, $byhr of them by the hrtick"
+		END { print sw + 0, a + 0, dmax + 0, over + 0, n + 0, h + 0, y + 0, ya + 0 }' $T/trace)
+	sw=$1; armed=$2; dmax=$3; dover=$4; thr=$5; byhr=$6; yields=$7; yarmed=$8
+	tap_diag "$sw switches to a group task, $armed of them armed the hrtick (for $dmax ns at most, $dover for more than $r us); $thr throttles, $byhr of them by the hrtick; $yields returns from sched_yield(), $yarmed with the hrtick armed"
 	[ ! -s "$_u" ] || sed 's/^/# not armed: /' "$_u"
 	return $_rc
 }
 none_armed() { [ "$sw" -gt 0 ] && [ "$armed" = 0 ]; }
 all_armed() { [ "$sw" -gt 0 ] && [ "$armed" = "$sw" ]; }
+# yields_armed: at least 20 returns from sched_yield(), all with the hrtick armed
+yields_armed() { [ "$yields" -ge 20 ] && [ "$yarmed" = "$yields" ]; }
 # for_budget: no arm for more than the budget, the longest within 50 us of it
 for_budget() { [ "$dover" = 0 ] && [ "$dmax" -ge $((r * 1000 - 50000)) ]; }
 
@@ -124,5 +145,11 @@ if traced hrtick-nap; then
 else
 	tap_fail "HRTICK_DL on: rtgload failed ($rc)"
 	tap_fail "HRTICK_DL on: not measured"
+fi
+if traced hrtick-yield 1000; then
+	tap_check "runtime $r us, fresh periods, HRTICK_DL on, sched_yield() every 1 ms: $yarmed of $yields returns from sched_yield() of a group task found the hrtick armed (all, at least 20)" \
+		yields_armed
+else
+	tap_fail "HRTICK_DL on, yields: rtgload failed ($rc)"
 fi
 tap_done

@@ -82,6 +82,7 @@ struct task {
 	long long max_wake_ns;	/* periodic: latest start of a job after its release */
 	long long gap_ns;	/* runs: time off the CPU that ends a run */
 	long long nap_ns;	/* runs: sleep after each run (0: none) */
+	long long yield_ns;	/* runs: sched_yield() every that much CPU time (0: never) */
 	long long *runs;	/* runs: the CPU time of each whole run in the window */
 	int nruns;
 };
@@ -158,13 +159,15 @@ static void usage(FILE *f)
 "                      finishing after the next release is a deadline miss\n"
 "                  burst:WORK_US            spin WORK_US of CPU time once,\n"
 "                      report when it completed (the run waits for it)\n"
-"                  runs:GAP_US[:NAP_US]     spin like a hog and measure its\n"
+"                  runs:GAP_US[:NAP_US[:YIELD_US]]  spin like a hog and measure its\n"
 "                      runs: a run ends when the task was off its CPU for\n"
 "                      more than GAP_US (e.g. its group throttled); the CPU\n"
 "                      time of each run that began and ended in the window;\n"
 "                      with NAP_US, sleep that long when back from each gap\n"
 "                      (a group's server stops meanwhile: every run then\n"
-"                      starts a new server period with a full budget)\n"
+"                      starts a new server period with a full budget);\n"
+"                      with YIELD_US, sched_yield() every YIELD_US of CPU\n"
+"                      time (NAP_US 0: no sleep)\n"
 "Options:\n"
 "  -d, --duration SEC   measurement window (default 5, fractions allowed)\n"
 "  -w, --warmup MS      time between the start and the window (default 200);\n"
@@ -317,18 +320,25 @@ static void parse_kind(struct task *t, const char *s, int n)
 		return;
 	}
 	if (!strcmp(buf, "runs") && p) {
+		char *y = NULL;
+
 		t->kind = K_RUNS;
 		q = strchr(p, ':');
-		if (q)
+		if (q) {
 			*q++ = '\0';
+			y = strchr(q, ':');
+			if (y)
+				*y++ = '\0';
+		}
 		t->gap_ns = parse_ll(p, "gap", n, 100, 10000000) * 1000;
-		t->nap_ns = q ? parse_ll(q, "nap", n, 1, 10000000) * 1000 : 0;
+		t->nap_ns = q ? parse_ll(q, "nap", n, y ? 0 : 1, 10000000) * 1000 : 0;
+		t->yield_ns = y ? parse_ll(y, "yield", n, 10, 10000000) * 1000 : 0;
 		t->runs = calloc(MAX_RUNS, sizeof(*t->runs));
 		if (!t->runs)
 			die("out of memory");
 		return;
 	}
-	die_usage("task %d: unknown kind '%s' (hog, periodic:PERIOD_US:WORK_US, burst:WORK_US, runs:GAP_US[:NAP_US])",
+	die_usage("task %d: unknown kind '%s' (hog, periodic:PERIOD_US:WORK_US, burst:WORK_US, runs:GAP_US[:NAP_US[:YIELD_US]])",
 		  n, s);
 }
 
@@ -470,15 +480,22 @@ static long long read_schedstat(int fd)
  * switching it back in fall in the run that ends.  Only runs that began
  * after the window's start and ended before the stop count.  With nap_ns
  * the task sleeps when it is back from a gap, and its next run starts at
- * the wake-up.
+ * the wake-up.  With yield_ns it calls sched_yield() every yield_ns of its
+ * CPU time: alone at its priority on its CPU, it is picked again, which
+ * goes through __schedule() without a switch.
  */
 static void measure_runs(struct task *t)
 {
-	long long wp = now_ns(), cp = thread_cpu_ns(), rs = cp;
+	long long wp = now_ns(), cp = thread_cpu_ns(), rs = cp, yc = cp;
 	bool in_window = false;
 
 	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
 		long long w = now_ns(), c = thread_cpu_ns();
+
+		if (t->yield_ns && c - yc >= t->yield_ns) {
+			sched_yield();
+			yc = c;
+		}
 
 		if ((w - wp) - (c - cp) > t->gap_ns) {
 			if (in_window && t->nruns < MAX_RUNS)
@@ -609,7 +626,10 @@ static const char *kind_str(const struct task *t, char *buf, size_t len)
 		snprintf(buf, len, "burst:%lld", t->work_ns / 1000);
 		break;
 	case K_RUNS:
-		if (t->nap_ns)
+		if (t->yield_ns)
+			snprintf(buf, len, "runs:%lld:%lld:%lld", t->gap_ns / 1000, t->nap_ns / 1000,
+				 t->yield_ns / 1000);
+		else if (t->nap_ns)
 			snprintf(buf, len, "runs:%lld:%lld", t->gap_ns / 1000, t->nap_ns / 1000);
 		else
 			snprintf(buf, len, "runs:%lld", t->gap_ns / 1000);

@@ -1036,8 +1036,9 @@ static bool book_read(struct book *b)
 			b->this_bw[cpu] = v;
 		else if (!strncmp(s, ".dl_bw->total_bw ", 17))
 			b->total[cpu] = v;
-		else if (!strncmp(s, ".dl_nr_running", 14) || !strncmp(s, ".dl_bw->bw", 10))
-			;
+		else if (!strncmp(s, ".dl_nr_running", 14) || !strncmp(s, ".dl_bw->bw", 10) ||
+			 !strncmp(s, ".extra_bw ", 10) || !strncmp(s, ".max_bw ", 8))
+			;	/* extra_bw, max_bw: since patch 0031 */
 		else if (s[0] == '.' && strncmp(s, ".dl_", 4) && strncmp(s, ".running", 8) &&
 			 strncmp(s, ".this", 5))
 			cpu = -1;	/* past the dl_rq block */
