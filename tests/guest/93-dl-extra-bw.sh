@@ -38,13 +38,7 @@ ncpu=$((last + 1))
 R="" P="" mounted="" cpuset_on="" sleeper=""
 cleanup() {
 	[ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null
-	echo 1 >"/sys/devices/system/cpu/cpu$last/online" 2>/dev/null
-	if [ -n "$P" ] && [ -d "$P" ]; then
-		echo member >"$P/cpuset.cpus.partition" 2>/dev/null
-		rmdir "$P" 2>/dev/null
-	fi
-	[ -z "$cpuset_on" ] || echo -cpuset >"$R/cgroup.subtree_control" 2>/dev/null
-	[ -z "$mounted" ] || umount "$mounted"
+	cg2_cell_cleanup
 }
 trap cleanup EXIT
 tap_plan 5
@@ -55,10 +49,7 @@ if [ "$last" = 0 ] || ! "$G" --help >/dev/null; then
 	tap_fail "setup: two CPUs and the dlgrub helper"
 	tap_done
 fi
-cg2_root
-cg2_cpuset
-P=$R/dl-extra
-if ! mkdir $P || ! wr $P/cpuset.cpus "$last"; then
+if ! cg2_cell dl-extra "$last"; then
 	tap_fail "setup: a cpuset cgroup on CPU $last under ${R:-?} ($werr)"
 	tap_done
 fi

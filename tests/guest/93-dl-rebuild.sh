@@ -30,16 +30,7 @@ base=$(dmesg | wc -l)
 online=$(cat /sys/devices/system/cpu/online)
 last=${online##*[-,]}
 R="" P="" mounted="" cpuset_on=""
-cleanup() {
-	echo 1 >"/sys/devices/system/cpu/cpu$last/online" 2>/dev/null
-	if [ -n "$P" ] && [ -d "$P" ]; then
-		echo member >"$P/cpuset.cpus.partition" 2>/dev/null
-		rmdir "$P" 2>/dev/null
-	fi
-	[ -z "$cpuset_on" ] || echo -cpuset >"$R/cgroup.subtree_control" 2>/dev/null
-	[ -z "$mounted" ] || umount "$mounted"
-}
-trap cleanup EXIT
+trap cg2_cell_cleanup EXIT
 tap_plan 9
 
 tap_diag "kernel $(uname -r) ($RTLAB_KERNEL), accel ${RTLAB_ACCEL:-?}, CPUs $online"
@@ -49,10 +40,7 @@ if [ "$last" = 0 ] || ! "$X" --help >/dev/null; then
 fi
 
 # cgroup v2 with the cpuset controller, a member cgroup on the last CPU
-cg2_root
-cg2_cpuset
-P=$R/dl-rebuild
-if ! mkdir $P || ! wr $P/cpuset.cpus "$last"; then
+if ! cg2_cell dl-rebuild "$last"; then
 	tap_fail "setup: a cpuset cgroup on CPU $last under ${R:-?} ($werr)"
 	tap_done
 fi

@@ -79,6 +79,26 @@ cg2_cpuset() {
 	*) wr "$R/cgroup.subtree_control" +cpuset && cpuset_on=1 ;;
 	esac
 }
+# cg2_cell NAME CPU: cg2_root, cg2_cpuset, then $P = $R/NAME, a cpuset
+# cgroup holding CPU; 1 if it could not ($werr says why when the write
+# failed).  cg2_cell_cleanup, for the test's EXIT trap: CPU $last online
+# again, $P a member again and removed, the cpuset controller off if
+# cg2_cpuset turned it on, $R unmounted if cg2_root mounted it.
+cg2_cell() {
+	cg2_root
+	cg2_cpuset
+	P=$R/$1
+	mkdir "$P" && wr "$P/cpuset.cpus" "$2"
+}
+cg2_cell_cleanup() {
+	echo 1 >"/sys/devices/system/cpu/cpu$last/online" 2>/dev/null
+	if [ -n "$P" ] && [ -d "$P" ]; then
+		echo member >"$P/cpuset.cpus.partition" 2>/dev/null
+		rmdir "$P" 2>/dev/null
+	fi
+	[ -z "$cpuset_on" ] || echo -cpuset >"$R/cgroup.subtree_control" 2>/dev/null
+	[ -z "$mounted" ] || umount "$mounted"
+}
 # dl_admit_point: one TAP point, a 30 ms / 100 ms SCHED_DEADLINE task is
 # still admitted (after a test that could have leaked root domain bandwidth)
 dl_admit_point() {
