@@ -151,15 +151,17 @@ fi
 PSECS=${RTG_PERIODIC_SECS:-10}
 # Under TCG a loaded host can deschedule the vCPU while a periodic task
 # spins: the guest charges that time to the task, so to group A's budget,
-# and A is then throttled for as many periods as the stall ate budgets
+# and A is then throttled for as many periods as the stalls ate budgets
 # (misses that are the host's doing).  rtgload reports such stalls (jumps
 # of > 1 ms in the task's own CPU time; on a quiet host there are a few
-# dozen of 1-3 ms in 10 s, the emulated timer interrupt).  A run with misses
-# AND a single stall of 5 ms or more charged to group A (a third of A's
-# 15 ms slack per period) is repeated, up to 3 runs; if all three are
-# disturbed so, the check fails and says that the host stalled the guest
-# (no verdict is no pass).  Misses in a run without such a stall fail at
-# once.
+# dozen of 1-3 ms in 10 s, the emulated timer interrupt) and win_stall_ms,
+# the most stall time both of A's tasks saw together within any 100 ms (one
+# period of A's budget): several short stalls in one period add up (a CI
+# run missed once after 3.9 ms at most each, 97 ms in all).  A run with
+# misses AND 5 ms or more of stalls in one period (a third of A's 15 ms
+# slack) is repeated, up to 3 runs; if all three are disturbed so, the
+# check fails and says that the host stalled the guest (no verdict is no
+# pass).  Misses in a run without such stalls fail at once.
 if rtg_mkgrp rtg-a 30000 100000 && rtg_mkgrp rtg-b 20000 100000; then
 	for attempt in 1 2 3; do
 		rtg_run periodic-$attempt -d "$PSECS" -t name=p100,cg=$CG/rtg-a,policy=fifo,prio=10,cpu=1,kind=periodic:100000:5000 \
@@ -171,21 +173,21 @@ if rtg_mkgrp rtg-a 30000 100000 && rtg_mkgrp rtg-b 20000 100000; then
 			[ -n "$j" ] && [ "$mi" = 0 ] && [ "$j" -ge $((PSECS * 1000000 / $(rtg_val $t kind | cut -d: -f2) - 1)) ] || ok=1
 		done
 		stall=$(awk -v a="$(rtg_val p100 stall_ms)" -v b="$(rtg_val p50 stall_ms)" 'BEGIN { print a + b }')
-		mstall=$(awk -v a="$(rtg_val p100 max_stall_ms)" -v b="$(rtg_val p50 max_stall_ms)" 'BEGIN { print (a > b ? a : b) }')
+		mstall=$(rtg_val p100 win_stall_ms)
 		[ "$ok" = 0 ] && break
 		awk -v s="$mstall" 'BEGIN { exit !(s >= 5) }' || break
-		tap_diag "periodic run $attempt: misses, and a stall of $mstall ms was charged to group A (host): run again"
+		tap_diag "periodic run $attempt: misses, and $mstall ms of stalls in one period were charged to group A (host): run again"
 	done
 	hs=$(rtg_val hog90 share)
 	disturbed=0
 	[ "$ok" != 0 ] && awk -v s="$mstall" 'BEGIN { exit !(s >= 5) }' && disturbed=1
 	if [ "$disturbed" = 1 ]; then
 		# all three runs had misses after host stalls: not shown either way
-		tap_fail "periodic tasks without misses not shown: every run had misses after a stall of >= 5 ms charged to group A, i.e. the host did not run the vCPU (last run: $stall ms, longest $mstall ms; p100 misses=$(rtg_val p100 misses), p50 misses=$(rtg_val p50 misses)); run the guest tests on a quiet host"
+		tap_fail "periodic tasks without misses not shown: every run had misses after >= 5 ms of stalls in one period charged to group A, i.e. the host did not run the vCPU (last run: $stall ms, $mstall ms in one period; p100 misses=$(rtg_val p100 misses), p50 misses=$(rtg_val p50 misses)); run the guest tests on a quiet host"
 	elif [ "$ok" = 0 ]; then
-		tap_ok "periodic 100/5 ms (FIFO 10) and 50/5 ms (FIFO 20) in a 30% group: $(rtg_val p100 jobs) and $(rtg_val p50 jobs) jobs, 0 misses, worst response $(rtg_val p100 max_resp_us) and $(rtg_val p50 max_resp_us) us, beside a FIFO 90 hog in a 20% group ($hs%; run $attempt, stalls charged to group A: $stall ms, longest $mstall ms)"
+		tap_ok "periodic 100/5 ms (FIFO 10) and 50/5 ms (FIFO 20) in a 30% group: $(rtg_val p100 jobs) and $(rtg_val p50 jobs) jobs, 0 misses, worst response $(rtg_val p100 max_resp_us) and $(rtg_val p50 max_resp_us) us, beside a FIFO 90 hog in a 20% group ($hs%; run $attempt, stalls charged to group A: $stall ms, at most $mstall ms in one period)"
 	else
-		tap_fail "periodic tasks (run $attempt, stalls charged to group A: $stall ms, longest $mstall ms): p100 jobs=$(rtg_val p100 jobs) misses=$(rtg_val p100 misses) max_late_us=$(rtg_val p100 max_late_us), p50 jobs=$(rtg_val p50 jobs) misses=$(rtg_val p50 misses) max_late_us=$(rtg_val p50 max_late_us), rc $rc"
+		tap_fail "periodic tasks (run $attempt, stalls charged to group A: $stall ms, at most $mstall ms in one period, longest $(rtg_val p100 max_stall_ms)/$(rtg_val p50 max_stall_ms) ms): p100 jobs=$(rtg_val p100 jobs) misses=$(rtg_val p100 misses) max_late_us=$(rtg_val p100 max_late_us), p50 jobs=$(rtg_val p50 jobs) misses=$(rtg_val p50 misses) max_late_us=$(rtg_val p50 max_late_us), rc $rc"
 	fi
 	if near "$hs" 20 $TOL; then
 		tap_ok "the FIFO 90 hog stayed within its 20% group: $hs%"

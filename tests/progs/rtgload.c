@@ -56,8 +56,13 @@ enum kind { K_HOG, K_PERIODIC, K_BURST, K_RUNS };
 
 #define MAX_RUNS	8192
 
+/* the stalls one task logs for the windowed sum (64 KiB each, allocated up front) */
+#define STALL_LOG	4096
+
 struct stalls {
 	long long n, ns, max_ns;
+	long long *at, *len;	/* each logged stall: when it was seen, how long */
+	int nlog;		/* logged; n > nlog: the log filled up */
 };
 
 struct task {
@@ -135,6 +140,7 @@ static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
 static long long start_ns;	/* common start (hogs and bursts start at go) */
 static long long window_ns;	/* measurement window start = first release */
+static long long stall_win_ns = 100000000LL;	/* --stall-window */
 
 static const char *prog = "rtgload";
 
@@ -175,6 +181,8 @@ static void usage(FILE *f)
 "      --main-cpu N     pin the main (measuring) thread; default: a CPU no\n"
 "                       task is pinned to, if there is one\n"
 "  -m, --mlock          mlockall() first\n"
+"      --stall-window MS  the window of win_stall_ms (default 100, the\n"
+"                       default RT period)\n"
 "  -j, --json FILE      also write the results as JSON\n"
 "  -h, --help\n"
 "\n"
@@ -189,13 +197,16 @@ static void usage(FILE *f)
 "  run duration_ns=... tasks=N main_cpu=N\n"
 "  task name=.. tid=.. policy=.. prio=.. cpu=.. kind=.. cpu_ns=.. share=P.PP\n"
 "       [jobs=.. misses=.. max_late_us=.. max_resp_us=.. max_wake_us=..]\n"
-"       [done_ms=..] [stalls=.. stall_ms=.. max_stall_ms=..]\n"
+"       [done_ms=..] [stalls=.. stall_ms=.. max_stall_ms=.. win_stall_ms=..]\n"
 "       [runs=.. run_min_us=.. run_med_us=.. run_p90_us=.. run_max_us=..]\n"
 "       thread_cpu_ms=..\n"
 "  share = cpu_ns / duration_ns in percent (window wall time); lateness =\n"
 "  finish - deadline (negative: early); wake = job start - release; a stall\n"
 "  is a jump of > 1 ms in the task's CPU time while it spins (time charged\n"
-"  to it in which it ran nothing: under TCG the host descheduled the vCPU)\n"
+"  to it in which it ran nothing: under TCG the host descheduled the vCPU);\n"
+"  win_stall_ms = the most stall time that the periodic and burst tasks of\n"
+"  the task's cgroup saw within any --stall-window (what the host took from\n"
+"  the group's budget in one period at worst)\n"
 "Ping-pong: pingpong rounds=.. duration_ns=.. rate=.. min_us=.. median_us=..\n"
 "  p99_us=.. max_us=..\n"
 "Exit: 0 ran, 1 a task or the ping-pong failed, 2 bad usage or setup\n"
@@ -237,10 +248,75 @@ static void stall_add(struct stalls *st, long long d)
 {
 	if (d <= STALL_NS)
 		return;
+	if (st->at && st->nlog < STALL_LOG) {
+		st->at[st->nlog] = now_ns();
+		st->len[st->nlog++] = d;
+	}
 	st->n++;
 	st->ns += d;
 	if (d > st->max_ns)
 		st->max_ns = d;
+}
+
+static void stall_log_alloc(struct stalls *st)
+{
+	st->at = calloc(STALL_LOG, sizeof(*st->at));
+	st->len = calloc(STALL_LOG, sizeof(*st->len));
+	if (!st->at || !st->len)
+		die("out of memory");
+}
+
+struct stall_ev {
+	long long at, len;
+};
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct stall_ev *x = a, *y = b;
+
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * The largest sum of stalls seen by the tasks of t's cgroup (t included)
+ * that ended within any win_ns of each other: what the host took from the
+ * group's budget in one period at worst.  A group's tasks share its
+ * budget, so one stall each in two of them adds up.  If a log filled up,
+ * the sum of all their stalls is returned (an upper bound).
+ */
+static long long group_win_stall(const struct task *t, long long win_ns)
+{
+	struct stall_ev *ev;
+	long long sum = 0, best = 0, all = 0;
+	int n = 0, lo = 0, full = 0;
+
+	for (int i = 0; i < ntasks; i++)
+		if (!strcmp(tasks[i].cg, t->cg))
+			n += tasks[i].st.nlog;
+	ev = calloc(n ? n : 1, sizeof(*ev));
+	if (!ev)
+		die("out of memory");
+	n = 0;
+	for (int i = 0; i < ntasks; i++) {
+		const struct stalls *st = &tasks[i].st;
+
+		if (strcmp(tasks[i].cg, t->cg))
+			continue;
+		all += st->ns;
+		full |= st->n > st->nlog;
+		for (int k = 0; k < st->nlog; k++)
+			ev[n++] = (struct stall_ev){ st->at[k], st->len[k] };
+	}
+	qsort(ev, n, sizeof(*ev), cmp_ev);
+	for (int hi = 0; hi < n; hi++) {
+		sum += ev[hi].len;
+		while (ev[hi].at - ev[lo].at >= win_ns)
+			sum -= ev[lo++].len;
+		if (sum > best)
+			best = sum;
+	}
+	free(ev);
+	return full ? all : best;
 }
 
 /* Spin until this thread has used ns of CPU time; count the stalls seen. */
@@ -312,11 +388,13 @@ static void parse_kind(struct task *t, const char *s, int n)
 		t->work_ns = parse_ll(q, "work", n, 1, 10000000) * 1000;
 		if (t->work_ns >= t->period_ns)
 			die_usage("task %d: work %s us must be shorter than the period %s us", n, q, p);
+		stall_log_alloc(&t->st);
 		return;
 	}
 	if (!strcmp(buf, "burst") && p) {
 		t->kind = K_BURST;
 		t->work_ns = parse_ll(p, "work", n, 1, 100000000) * 1000;
+		stall_log_alloc(&t->st);
 		return;
 	}
 	if (!strcmp(buf, "runs") && p) {
@@ -760,8 +838,9 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 		if (t->kind == K_BURST)
 			printf(" done_ms=%.3f", t->done_ns >= 0 ? (double)t->done_ns / 1e6 : -1.0);
 		if (t->kind == K_BURST || t->kind == K_PERIODIC)
-			printf(" stalls=%lld stall_ms=%.3f max_stall_ms=%.3f", t->st.n, (double)t->st.ns / 1e6,
-			       (double)t->st.max_ns / 1e6);
+			printf(" stalls=%lld stall_ms=%.3f max_stall_ms=%.3f win_stall_ms=%.3f", t->st.n,
+			       (double)t->st.ns / 1e6, (double)t->st.max_ns / 1e6,
+			       (double)group_win_stall(t, stall_win_ns) / 1e6);
 		if (t->kind == K_RUNS) {
 			qsort(t->runs, t->nruns, sizeof(*t->runs), cmp_ll);
 			printf(" runs=%d run_min_us=%.1f run_med_us=%.1f run_p90_us=%.1f run_max_us=%.1f",
@@ -800,6 +879,8 @@ static int run_tasks(double duration, int warmup_ms, int main_cpu, const char *j
 				cJSON_AddNumberToObject(o, "stalls", (double)t->st.n);
 				cJSON_AddNumberToObject(o, "stall_ms", (double)t->st.ns / 1e6);
 				cJSON_AddNumberToObject(o, "max_stall_ms", (double)t->st.max_ns / 1e6);
+				cJSON_AddNumberToObject(o, "win_stall_ms",
+							(double)group_win_stall(t, stall_win_ns) / 1e6);
 			}
 			cJSON_AddItemToArray(arr, o);
 		}
@@ -975,7 +1056,7 @@ static int parse_cpu_opt(const char *s, const char *opt)
 
 int main(int argc, char **argv)
 {
-	enum { O_MAIN_CPU = 256, O_PINGPONG, O_CG, O_POLICY, O_PRIO, O_CPUS };
+	enum { O_MAIN_CPU = 256, O_PINGPONG, O_CG, O_POLICY, O_PRIO, O_CPUS, O_STALL_WIN };
 	static const struct option opts[] = {
 		{ "task", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -989,6 +1070,7 @@ int main(int argc, char **argv)
 		{ "policy", required_argument, NULL, O_POLICY },
 		{ "prio", required_argument, NULL, O_PRIO },
 		{ "cpus", required_argument, NULL, O_CPUS },
+		{ "stall-window", required_argument, NULL, O_STALL_WIN },
 		{ NULL, 0, NULL, 0 }
 	};
 	double duration = 5;
@@ -1024,6 +1106,14 @@ int main(int argc, char **argv)
 		case O_MAIN_CPU:
 			main_cpu = parse_cpu_opt(optarg, "--main-cpu");
 			break;
+		case O_STALL_WIN: {
+			int ms;
+
+			if (!opt_int(optarg, 1, 60000, &ms))
+				die_usage("--stall-window: '%s' is not a number of ms in 1..60000", optarg);
+			stall_win_ns = ms * 1000000LL;
+			break;
+		}
 		case O_PINGPONG:
 			pingpong = true;
 			break;
