@@ -109,7 +109,7 @@ tot=$(rd_bw | tr ' ' '\n' | awk -F: 'NF == 2 { print $2; exit }')
 tap_check "sleeper gone: extra_bw = max_bw - total_bw / $ncpu on every CPU, total_bw $tot = the fair servers' $fs ($book)${bad:+: $bad}" \
 	[ -z "$bad" ]
 
-"$G" -n 5 -o 5 name=R,runtime=10000,period=100000,reclaim >"$out/dlgrub.txt" 2>&1
+"$G" -n 3 -o 5 name=R,runtime=10000,period=100000,reclaim >"$out/dlgrub.txt" 2>&1
 rc=$?
 tap_points reclaim "$out/dlgrub.txt"
 [ "$tap_npoints" -gt 0 ] || tap_fail "reclaim: dlgrub gave no result, rc $rc"
