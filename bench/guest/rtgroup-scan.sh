@@ -9,6 +9,9 @@
 #   rt_group_cpu_dying    CPU offline, rq locked
 #   rt_group_attach_root  a runqueue joins a root domain (each rebuild)
 #   dl_clear_root_domain  each root domain rebuild, under its raw lock
+#   rq_offline_rt         a runqueue leaves its root domain (each rebuild,
+#   rq_online_rt          each hotplug step): __disable_runtime() and
+#                         __enable_runtime(), rq locked (issue 39 item 2.2)
 #
 # Method, one boot under icount (durations are instruction counts: the same
 # on a quiet or loaded host, comparable between kernels): for each N in
@@ -17,7 +20,7 @@
 # per 1 s); beside them one group of 10 ms / 100 ms with a SCHED_FIFO 50
 # busy loop pinned to CPU 1, which throttles every period.  The function
 # graph tracer (depth 1, so a function's time includes what it calls, but
-# no tracing of the callees) times each call of the four functions over
+# no tracing of the callees) times each call of these functions over
 # RTG_SCAN_SECS (2) s of the busy loop, then two offline/online cycles of
 # CPU 1.  Figures: calls and median duration per function and case, and
 # the ratio of the median at the largest N to the smallest.
@@ -28,7 +31,7 @@ CG=/sys/fs/cgroup/cpu
 T=/sys/kernel/tracing
 SECS=${RTG_SCAN_SECS:-2}
 NS=${RTG_SCAN_GROUPS:-10 100 1000}
-FUNCS="rt_group_push_tasks rt_group_cpu_dying rt_group_attach_root dl_clear_root_domain"
+FUNCS="rt_group_push_tasks rt_group_cpu_dying rt_group_attach_root dl_clear_root_domain rq_offline_rt rq_online_rt"
 out=${RTLAB_OUT:-/tmp}
 res=$out/rtgroup-scan.txt
 : >"$res"
@@ -70,8 +73,9 @@ echo nofuncgraph-overhead >$T/trace_options
 echo 2048 >$T/buffer_size_kb
 echo function_graph >$T/current_tracer
 nfilt=$(grep -c . $T/set_ftrace_filter)
-if [ "$nfilt" != 4 ]; then
-	tap_fail "setup: set_ftrace_filter holds $nfilt functions, not the 4 timed"
+nfuncs=$(echo $FUNCS | wc -w)
+if [ "$nfilt" != "$nfuncs" ]; then
+	tap_fail "setup: set_ftrace_filter holds $nfilt functions, not the $nfuncs timed"
 	tap_done
 fi
 
