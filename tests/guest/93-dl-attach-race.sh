@@ -153,14 +153,7 @@ wr "$P/cpu.rt.max" "0 1000000"
 sleep 0.2
 
 # --- 2: cancel -----------------------------------------------------------
-"$X" 10000 100000 >"$out/dlpair.txt" 2>&1 &
-pair=$!
-t=0
-while ! grep -q ready "$out/dlpair.txt" && [ $t -lt 50 ] && ! gone "$pair"; do
-	sleep 0.1
-	t=$((t + 1))
-done
-if grep -q ready "$out/dlpair.txt"; then
+if dlpair_start "$X" "$out/dlpair.txt"; then
 	# a rebuild first: the books from scratch, whatever point 1 left
 	wr $RT "$(cat $RT)"
 	sleep 0.2

@@ -45,14 +45,10 @@ if ! wr $R/cgroup.subtree_control "+cpu +cpuset" || ! mkdir $G $P; then
 	tap_done
 fi
 out=${RTLAB_OUT:-/tmp}
-"$X" 10000 100000 >"$out/dlpair.txt" 2>&1 &
-d=$!
-t=0
-while ! grep -q ready "$out/dlpair.txt" && [ $t -lt 50 ] && ! gone "$d"; do
-	sleep 0.1
-	t=$((t + 1))
-done
-if ! grep -q ready "$out/dlpair.txt"; then
+dlpair_start "$X" "$out/dlpair.txt"
+ok=$?
+d=$pair
+if [ $ok != 0 ]; then
 	tap_fail "setup: dlpair: $(cat "$out/dlpair.txt")"
 	tap_done
 fi

@@ -108,6 +108,20 @@ dl_admit_point() {
 		tap_fail "a 30 ms / 100 ms SCHED_DEADLINE task is refused"
 	fi
 }
+# dlpair_start PROG FILE: start PROG (tests/progs/dlpair: one process with
+# a 10 ms / 100 ms deadline thread and a FIFO thread) with its output in
+# FILE, $pair its pid; 0 once it printed "ready" (5 s at most), 1 if it
+# did not (FILE says why)
+dlpair_start() {
+	"$1" 10000 100000 >"$2" 2>&1 &
+	pair=$!
+	_t=0
+	while ! grep -q ready "$2" && [ $_t -lt 50 ] && ! gone "$pair"; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	grep -q ready "$2"
+}
 # fifo_hog FILE [MASK]: start a busy-looping shell, pin it to the CPU mask
 # MASK if given, write its pid to FILE (a group's tasks or cgroup.procs)
 # and make it SCHED_FIFO 50; prints the pid
