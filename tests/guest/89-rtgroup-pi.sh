@@ -20,8 +20,15 @@
 #  1 1 ms / 1 s group, HOLD 2 ms: every wait under 100 ms (a twentieth of
 #    the 2 s the throttled server costs; the need is about 1.8 ms)
 #  2 back on the budget: after the lock, the 1 ms / 1 s holder runs 3 ms
-#    more of CPU time, which its server gives in no less than 2 periods
-#    (each round starts with at most a full 1 ms budget): at least 1.5 s
+#    more of CPU time.  Back in its server it has at most 0.8 ms of the
+#    round's budget left, so it is throttled until the round's deadline,
+#    about 1 s after the round began: the median round takes at least
+#    0.9 s (a holder left outside its server takes 3 ms in every round).
+#    The median, not the shortest round: the budget is enforced at the
+#    tick, and a vCPU the host does not run for a few ms has that time
+#    charged to the holder, so one round can get its 3 ms in one period or
+#    (stalled inside the first 0.8 ms) in none; CI saw 0.99 s and 1.00 s
+#    against an expected 2-3 s (docs/results/rt-groups.md)
 #  3 10 ms / 100 ms group, HOLD 15 ms: every wait under 60 ms (the need is
 #    about 15 ms; a wait for the next period is at least 85 ms)
 #  4 the groups are removed afterwards (their tasks are gone)
@@ -47,11 +54,11 @@ if rtg_mkgrp pi1 1000 1000000 &&
 	else
 		tap_fail "1 ms / 1 s group: longest wait $w us, not under 100000 (the holder waited for its server)"
 	fi
-	a=$(rtgpi_val after_min_us)
-	if [ "$a" -ge 1500000 ]; then
-		tap_ok "after the lock the holder runs on its budget: 3 ms of CPU took at least $a us"
+	a=$(rtgpi_val after_med_us)
+	if [ "$a" -ge 900000 ]; then
+		tap_ok "after the lock the holder runs on its budget: 3 ms of CPU took $a us (median; shortest $(rtgpi_val after_min_us) us)"
 	else
-		tap_fail "after the lock 3 ms of the holder's CPU took only $a us: it ran outside its 1 ms / 1 s server"
+		tap_fail "after the lock 3 ms of the holder's CPU took $a us (median): it ran outside its 1 ms / 1 s server"
 	fi
 else
 	tap_fail "rtgpi in a 1 ms / 1 s group ($werr)"
