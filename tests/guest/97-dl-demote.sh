@@ -10,8 +10,9 @@
 # root domain, so that a deadline task (whose affinity must span its root
 # domain) and SCHED_OTHER hogs share exactly one CPU, while dldemote's
 # measuring thread runs SCHED_FIFO on CPU 0 outside it.  Shares are CPU
-# time over whole 100 ms periods, median of 5 windows of 2 s (TCG noise:
-# one window spoilt by a host stall does not decide); D is deadline
+# time over whole 100 ms periods, median of 3 windows of 2 s (TCG noise:
+# one window spoilt by a host stall does not decide; dldemote's default
+# of 5 cost this boot 25 s of CI time); D is deadline
 # 10/100 ms, H SCHED_OTHER nice 0.  Points:
 #   1  before anything, the root domain reserves the fair servers only
 #      (total_bw = their sum), and the book of every CPU (dl_bw->total_bw,
@@ -59,13 +60,14 @@
 #   (hotplug: tests/guest/97-dl-demote-hotplug.sh, a test of its own)
 #   4  no splat (BUG, WARNING, lockdep, invalid wait context, sleeping in
 #      atomic) in the kernel log since the start
-# Environment: DLDEMOTE (the helper), DLDEMOTE_OPTS (added to the share
-# scenarios' calls, e.g. "-n 3 -w 1000" for a quick run).
+# Environment: DLDEMOTE (the helper), DLDEMOTE_OPTS (the share scenarios'
+# options, default "-n 3"; e.g. "-n 5" for dldemote's own default, or
+# "-n 1 -w 1000" for a quick run).
 . /rtlab/lib.sh
 . /rtlab/lib/proc.sh
 
 X=${DLDEMOTE:-/usr/local/libexec/rtlab/dldemote}
-OPTS=${DLDEMOTE_OPTS:-}
+OPTS=${DLDEMOTE_OPTS:--n 3}
 out=${RTLAB_OUT:-/tmp}
 base=$(dmesg | wc -l)
 online=$(cat /sys/devices/system/cpu/online)

@@ -2,7 +2,7 @@
 # rtlab: kernel=rt-debug cpus=2 timeout=7200
 # make stress: 100,000 request/free cycles of threaded irqs with 10 epoll
 # pollers and an open/read/close churn thread attached (make check runs
-# 2,000).  Pass: no missed or extra wake-up, no splat, the module unloads.
+# 500).  Pass: no missed or extra wake-up, no splat, the module unloads.
 . /rtlab/lib.sh
 T=/usr/local/libexec/rtlab/irqwatch_test
 N=${IRQ_STRESS_CYCLES:-100000}
