@@ -1520,6 +1520,56 @@ static void describe_thread(int i)
 	     strchr(stat, ')') ? strchr(stat, ')') + 2 : stat);
 }
 
+/* the CPU a thread is on or last ran on (field 39 of its stat), -1 if unknown */
+static int thread_cpu(const char *stat)
+{
+	const char *f = strrchr(stat, ')');
+	int n = 2;
+
+	for (; f && *f; f++)
+		if (*f == ' ' && ++n == 39)
+			return atoi(f + 1);
+	return -1;
+}
+
+/*
+ * A book that stays wrong: each SCHED_DEADLINE worker with its bandwidth
+ * (BW_SHIFT 20, as total_bw counts it), the CPU whose this_bw holds it (the
+ * one it is on or last ran on), its affinity (whose root domain a rebuild
+ * counts it in) and its cpuset (whose nr_deadline_tasks a rebuild trusts),
+ * so that the bandwidth a root domain lacks can be matched to a task.
+ */
+static void describe_dl_workers(void)
+{
+	for (int i = 0; i < cfg.workers; i++) {
+		pid_t t = atomic_load(&S->w[i].tid);
+		struct rtlab_sched_attr a = { 0 };
+		char p[128], stat[512] = "", cpus[128] = "?", cs[256] = "?", st[256];
+		FILE *f;
+
+		if (!atomic_load(&S->w[i].alive) ||
+		    syscall(SYS_sched_getattr, t, &a, sizeof(a), 0) || a.sched_policy != SCHED_DEADLINE)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/stat", t);
+		rd_line(p, stat, sizeof(stat));
+		snprintf(p, sizeof(p), "/proc/%d/cpuset", t);
+		rd_line(p, cs, sizeof(cs));
+		snprintf(p, sizeof(p), "/proc/%d/status", t);
+		f = fopen(p, "r");
+		while (f && fgets(st, sizeof(st), f))
+			if (!strncmp(st, "Cpus_allowed_list:", 18)) {
+				snprintf(cpus, sizeof(cpus), "%s", st + 18 + strspn(st + 18, " \t"));
+				cpus[strcspn(cpus, "\n")] = 0;
+			}
+		if (f)
+			fclose(f);
+		diag("  deadline worker %d tid %d: bw %llu (%" PRIu64 "/%" PRIu64 " ns, flags %#" PRIx64
+		     "), cpu %d, affinity %s, cpuset %s", i, t,
+		     a.sched_period ? (unsigned long long)((a.sched_runtime << 20) / a.sched_period) : 0ULL,
+		     a.sched_runtime, a.sched_period, a.sched_flags, thread_cpu(stat), cpus, cs);
+	}
+}
+
 static void save_debug(const char *name)
 {
 	char p[512], buf[4096];
@@ -1681,6 +1731,7 @@ static bool quiesce(void)
 			/* "book: " tells the verdicts which point failed */
 			snprintf(q.why, sizeof(q.why), "book: %s, still after %d s with no operation running",
 				 why, cfg.bound_s);
+			describe_dl_workers();
 			q.failed = true;
 			return false;
 		}
