@@ -42,13 +42,28 @@ boot_timeout=${BOOT_TIMEOUT:-60}
 # killed (power-off, 9p sync)
 readonly SLACK_S=10
 
+# env_ok NAME=VALUE: the value travels as one word of the kernel command
+# line, which the guest's init splits at blanks and does not unquote: a
+# blank or a quote would cut it short, or give the test a different value
+# than asked for, without a word said
+env_ok() {
+	case "$1" in
+	*[[:space:]\"\']*) echo "run: --env '$1': a value cannot hold blanks or quotes (it is one word of the kernel command line); join words with commas where the test says so" >&2; return 1 ;;
+	*=*) ;;
+	*) echo "run: --env '$1': expected NAME=VALUE" >&2; return 1 ;;
+	esac
+	case "${1%%=*}" in
+	""|[0-9]*|*[!A-Za-z0-9_]*) echo "run: --env '$1': NAME must be letters, digits and _, not starting with a digit" >&2; return 1 ;;
+	esac
+}
+
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--suite) suite=$2; shift 2 ;;
 	--dir) dir=$2; shift 2 ;;
 	--kernel) force_kernel=$2; shift 2 ;;
 	--verbose) verbose=1; shift ;;
-	--env) envs+=" rtlab.env.$2"; shift 2 ;;
+	--env) env_ok "${2-}" || exit 2; envs+=" rtlab.env.$2"; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "run: unknown option $1" >&2; exit 2 ;;
 	*) break ;;

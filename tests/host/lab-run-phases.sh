@@ -120,6 +120,16 @@ FAKE_STATE=$tmp/state FAKE_BYTE=cc runit emu3 "$tmp"/t/f-emu
 t "an int3 still in memory (0xcc) is the kernel's: no second boot (exit 1)" \
 	sh -c "grep -qx 1 '$tmp/emu3.rc' && ! grep -q 'emulator fault' '$tmp/emu3.out' && [ \$(ls -d '$b'/run/emu3/*/ | wc -l) = 1 ]"
 
+# --env values are one word of the kernel command line: a blank or a quote
+# is refused before anything boots, not cut short in the guest
+runit envblank --env 'SEEDS=1 2' "$tmp"/t/e-plain
+t "--env with a blank in its value: exit 2, said why, nothing booted" \
+	sh -c "grep -qx 2 '$tmp/envblank.rc' && grep -q \"cannot hold blanks\" '$tmp/envblank.err' && [ ! -d '$b/run/envblank' ]"
+runit envbad --env '1X=y' "$tmp"/t/e-plain
+t "--env with a bad name: exit 2" sh -c "grep -qx 2 '$tmp/envbad.rc' && grep -q 'NAME must be' '$tmp/envbad.err'"
+runit envok --env 'SEEDS=1,2' "$tmp"/t/e-plain
+t "--env NAME=a,b boots and passes" sh -c "grep -qx 0 '$tmp/envok.rc' && grep -q '^ok [0-9]* e-plain' '$tmp/envok.out'"
+
 # negative control: a-panic without expect=panic is a test that crashed
 tst a-panic "" "$(sed -n '3,$p' "$tmp/t/a-panic")"
 runit plain "$tmp"/t/a-panic "$tmp"/t/e-plain

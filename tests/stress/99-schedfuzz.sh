@@ -24,19 +24,25 @@
 # (v2 partition writes), once a worker that got no CPU time and whose
 # process did not die (v1 with hotplug).
 #   SCHEDFUZZ_SECS     seconds per run (default 600)
-#   SCHEDFUZZ_MODES    the runs, in order (default "v1 v2")
+#   SCHEDFUZZ_MODES    the runs, in order (default "v1 v2"; "v2,v1" from
+#                      lab/rtlab run --env, whose values cannot hold blanks)
 #   SCHEDFUZZ_SEEDS    one seed per run (default "random random"; a number
-#                      repeats a seed's operations, timing aside)
+#                      repeats a seed's operations, timing aside; commas
+#                      or blanks between them)
 #   SCHEDFUZZ_HOTPLUG  yes: CPU hotplug in a v1 run (default yes)
-#   SCHEDFUZZ_ARGS     more schedfuzz options (e.g. "-x cpuset")
+#   SCHEDFUZZ_ARGS     more schedfuzz options (e.g. "-x cpuset", or
+#                      "-x,cpuset" through --env)
 . /rtlab/lib.sh
 . /rtlab/lib/proc.sh
 
 F=/usr/local/libexec/rtlab/schedfuzz
 out=${RTLAB_OUT:-/tmp}
 secs=${SCHEDFUZZ_SECS:-600}
-seeds=${SCHEDFUZZ_SEEDS:-random random}
-modes=${SCHEDFUZZ_MODES:-v1 v2}
+# commas stand for blanks: a value given with lab/rtlab run --env is one
+# word of the kernel command line
+seeds=$(echo "${SCHEDFUZZ_SEEDS:-random random}" | tr , ' ')
+modes=$(echo "${SCHEDFUZZ_MODES:-v1 v2}" | tr , ' ')
+args=$(echo "${SCHEDFUZZ_ARGS:-}" | tr , ' ')
 mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug
 d0=$(dmesg | wc -l)
 
@@ -51,7 +57,7 @@ for m in $modes; do
 	[ "$m" = v1 ] && [ "${SCHEDFUZZ_HOTPLUG:-yes}" = yes ] && hp=-H
 	# shellcheck disable=SC2086
 	tap_sub "$F" -s "$seed" -t "$secs" -c "$m" $hp -l "$out/schedfuzz-$m-$seed.log" -o "$out" \
-		${SCHEDFUZZ_ARGS:-}
+		$args
 done
 no_splats "$d0" "no splat in the kernel log during the fuzzing" "a splat in the kernel log during the fuzzing"
 tap_done
