@@ -67,7 +67,7 @@
 . /rtlab/lib/proc.sh
 
 X=${DLDEMOTE:-/usr/local/libexec/rtlab/dldemote}
-OPTS=${DLDEMOTE_OPTS:--n 3}
+OPTS=$(echo "${DLDEMOTE_OPTS:--n 3}" | tr , ' ')	# commas for blanks (--env)
 out=${RTLAB_OUT:-/tmp}
 base=$(dmesg | wc -l)
 online=$(cat /sys/devices/system/cpu/online)
