@@ -1,5 +1,5 @@
 #!/bin/sh
-# rtlab: kernel=rt-debug cpus=2 mem=512 timeout=300
+# rtlab: kernel=rt-debug cpus=2 mem=512 timeout=600
 # Priority inheritance across a throttled RT group server (issue 24, design
 # point 7; patch 0024).  A root SCHED_FIFO 90 task blocks on a PI mutex (a
 # PI futex: an rt_mutex, as every spinlock_t is on PREEMPT_RT) that the
@@ -32,6 +32,12 @@
 #  3 10 ms / 100 ms group, HOLD 15 ms: every wait under 60 ms (the need is
 #    about 15 ms; a wait for the next period is at least 85 ms)
 #  4 the groups are removed afterwards (their tasks are gone)
+# Time-out 600 s: the test takes about 50 s on a quiet host, but a clean-
+# clone make check of 2026-12-08 took 235 s (the same points passed): the
+# holder polls for the next round every 500 us inside its 1 ms / 1 s group,
+# so it spends its budget between rounds, and a host stall charged to it
+# there is a debt paid back at 1 ms a second.  A blocking wait in rtgpi is
+# the fix, not yet made.
 . /rtlab/lib.sh
 . /rtlab/lib/rtg.sh
 
