@@ -44,11 +44,11 @@
 . /rtlab/lib.sh
 
 RUNS=${COST_RUNS:-5}
-HB_ARGS=$(echo "${COST_HB_ARGS:--p -g 2 -f 10 -l 200 -s 100}" | tr , ' ')	# commas for blanks (--env)
+HB_ARGS=$(knob_words "${COST_HB_ARGS:--p -g 2 -f 10 -l 200 -s 100}")
 PP_SECS=${COST_PP_SECS:-0.1}
 CT_LOOPS=${COST_CT_LOOPS:-1000}
 IRQ_CYCLES=${COST_IRQ_CYCLES:-200}
-IRQ_POLLERS=$(echo "${COST_IRQ_POLLERS:-0 1 100}" | tr , ' ')	# commas for blanks (--env)
+IRQ_POLLERS=$(knob_words "${COST_IRQ_POLLERS:-0 1 100}")
 IW=/usr/local/libexec/rtlab/irqwatch_test
 GEN=/sys/kernel/irq/generation
 L=/usr/local/libexec/rtlab/rtgload

@@ -30,7 +30,7 @@
 CG=/sys/fs/cgroup/cpu
 T=/sys/kernel/tracing
 SECS=${RTG_SCAN_SECS:-2}
-NS=$(echo "${RTG_SCAN_GROUPS:-10 100 1000}" | tr , ' ')	# commas for blanks (--env)
+NS=$(knob_words "${RTG_SCAN_GROUPS:-10 100 1000}")
 FUNCS="rt_group_push_tasks rt_group_cpu_dying rt_group_attach_root dl_clear_root_domain rq_offline_rt rq_online_rt"
 out=${RTLAB_OUT:-/tmp}
 res=$out/rtgroup-scan.txt

@@ -34,7 +34,7 @@
 L=/usr/local/libexec/rtlab/rtgload
 CG=/sys/fs/cgroup/cpu
 SECS=${RTG_BENCH_SECS:-5}
-HB_ARGS=$(echo "${RTG_HB_ARGS:--p -g 4 -f 10 -l 100 -s 100}" | tr , ' ')	# commas for blanks (--env)
+HB_ARGS=$(knob_words "${RTG_HB_ARGS:--p -g 4 -f 10 -l 100 -s 100}")
 HB_RUNS=${RTG_HB_RUNS:-3}
 PP_SECS=${RTG_PP_SECS:-3}
 out=${RTLAB_OUT:-/tmp}

@@ -38,7 +38,7 @@ BASE=/usr/local/lib/rtpi-base
 # RTPI_MODES: the modes and their order, comma-separated (for example
 # "rtpi,rtpi-base", to run the current library first and see what the
 # order alone does)
-[ -n "${RTPI_MODES:-}" ] && modes=$(echo "$RTPI_MODES" | tr , ' ')
+[ -n "${RTPI_MODES:-}" ] && modes=$(knob_words "$RTPI_MODES")
 
 echo "# kernel $kver, accel ${RTLAB_ACCEL:-?}, $(grep -c ^processor /proc/cpuinfo) CPUs; $N wake-ups per mode, hog burst $HOG us, gap $GAP us"
 for m in $modes; do

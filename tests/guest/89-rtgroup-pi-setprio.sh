@@ -89,7 +89,7 @@ if ! rtg_mkgrp pi50 50000 100000; then
 	tap_fail "setup: a 50 ms / 100 ms group ($werr)"
 	tap_done
 fi
-cases=$(echo "${RTG_SETPRIO_CASES:-lower raise}" | tr , ' ')	# commas for blanks (--env)
+cases=$(knob_words "${RTG_SETPRIO_CASES:-lower raise}")
 for c in lower raise; do
 	case " $cases " in
 	*" $c "*) ;;

@@ -67,7 +67,7 @@
 . /rtlab/lib/proc.sh
 
 X=${DLDEMOTE:-/usr/local/libexec/rtlab/dldemote}
-OPTS=$(echo "${DLDEMOTE_OPTS:--n 3}" | tr , ' ')	# commas for blanks (--env)
+OPTS=$(knob_words "${DLDEMOTE_OPTS:--n 3}")
 out=${RTLAB_OUT:-/tmp}
 base=$(dmesg | wc -l)
 online=$(cat /sys/devices/system/cpu/online)

@@ -55,6 +55,11 @@ tap_done() {
 	exit $?
 }
 
+# knob_words VALUE: a list-valued knob's words, commas standing for blanks:
+# a value given with lab/rtlab run --env is one word of the kernel command
+# line, so it cannot hold a blank (run refuses one)
+knob_words() { echo "$1" | tr , ' '; }
+
 # tap_tcg_caveat [WHAT]: the lab's one statement of what a figure measured
 # under QEMU TCG means, as a diagnostic (nothing under KVM); WHAT names the
 # figures (default "figures").  Every benchmark prints it; make demo and

@@ -38,11 +38,9 @@
 F=/usr/local/libexec/rtlab/schedfuzz
 out=${RTLAB_OUT:-/tmp}
 secs=${SCHEDFUZZ_SECS:-600}
-# commas stand for blanks: a value given with lab/rtlab run --env is one
-# word of the kernel command line
-seeds=$(echo "${SCHEDFUZZ_SEEDS:-random random}" | tr , ' ')
-modes=$(echo "${SCHEDFUZZ_MODES:-v1 v2}" | tr , ' ')
-args=$(echo "${SCHEDFUZZ_ARGS:-}" | tr , ' ')
+seeds=$(knob_words "${SCHEDFUZZ_SEEDS:-random random}")
+modes=$(knob_words "${SCHEDFUZZ_MODES:-v1 v2}")
+args=$(knob_words "${SCHEDFUZZ_ARGS:-}")
 mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug
 d0=$(dmesg | wc -l)
 
