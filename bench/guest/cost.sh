@@ -42,6 +42,7 @@
 # output goes to the 9p share, whose replies are host-timed, and under
 # icount a wait for them moves the guest's clock by a host-dependent amount.
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 
 RUNS=${COST_RUNS:-5}
 HB_ARGS=$(knob_words "${COST_HB_ARGS:--p -g 2 -f 10 -l 200 -s 100}")

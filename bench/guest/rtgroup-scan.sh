@@ -25,6 +25,7 @@
 # CPU 1.  Figures: calls and median duration per function and case, and
 # the ratio of the median at the largest N to the smallest.
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 . /rtlab/lib/rtg.sh
 
 CG=/sys/fs/cgroup/cpu

@@ -29,6 +29,7 @@
 # one run (group / root), or the same row between two kernels in one
 # session (bench/host/rtgroup-ab.sh).
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 . /rtlab/lib/rtg.sh
 
 L=/usr/local/libexec/rtlab/rtgload

@@ -25,6 +25,7 @@
 # Without PI, H (woken, blocked on the mutex) waits for the hog's burst.
 # Under TCG absolute latencies are emulator time: compare the ratios.
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 W=/usr/local/libexec/rtlab/rtpi-wakeup
 PRE=/usr/local/lib/librtpi-preload.so
 N=${RTPI_WAKEUPS:-10000}

@@ -34,6 +34,7 @@
 # just hangs until the harness's time-out.  The panic flushes the report.
 # RTG_SETPRIO_CASES (default "lower raise") runs some cases only.
 . /rtlab/lib.sh
+. /rtlab/lib/proc.sh
 . /rtlab/lib/rtg.sh
 
 P=/usr/local/libexec/rtlab/rtgsetprio

@@ -4,7 +4,7 @@
 # then tap_plan N (or let tap_done print the plan at the end).  The helpers
 # of a topic are in /rtlab/lib/ (tests/guest/lib/), each sourced by the
 # scripts that use them, after this file:
-#   proc.sh     numbers, a task's CPU time and migrations, writes to
+#   proc.sh     list knobs, numbers, a task's CPU time and migrations, writes to
 #               kernel files with the errno's name, busy-looping FIFO hogs
 #   rtg.sh      RT group tests: the v1 cpu controller, groups, rtgload
 #   rtaudit.sh  rtaudit's findings and the slow clock source check
@@ -54,11 +54,6 @@ tap_done() {
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
 }
-
-# knob_words VALUE: a list-valued knob's words, commas standing for blanks:
-# a value given with lab/rtlab run --env is one word of the kernel command
-# line, so it cannot hold a blank (run refuses one)
-knob_words() { echo "$1" | tr , ' '; }
 
 # tap_tcg_caveat [WHAT]: the lab's one statement of what a figure measured
 # under QEMU TCG means, as a diagnostic (nothing under KVM); WHAT names the

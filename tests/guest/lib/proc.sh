@@ -1,8 +1,13 @@
-# Guest helpers on numbers, tasks and kernel files, for tests and
+# Guest helpers on list knobs, numbers, tasks and kernel files, for tests and
 # benchmarks; source after /rtlab/lib.sh:  . /rtlab/lib/proc.sh
 # near X T D: X is a number within T +-D;  atleast X M: X >= M
 near() { awk -v x="$1" -v t="$2" -v d="$3" 'BEGIN { exit !(x != "" && x >= t - d && x <= t + d) }'; }
 atleast() { awk -v x="$1" -v m="$2" 'BEGIN { exit !(x != "" && x >= m) }'; }
+# knob_words VALUE: a list-valued knob's words, commas standing for blanks:
+# a value given with lab/rtlab run --env is one word of the kernel command
+# line, so it cannot hold a blank (run refuses one)
+knob_words() { echo "$1" | tr , ' '; }
+
 # ns PID: CPU time so far (ns);  mig PID: migrations so far;  up: uptime (s)
 ns() { cut -d' ' -f1 "/proc/$1/schedstat"; }
 mig() { awk '/nr_migrations/ { print $3 }' "/proc/$1/sched"; }
